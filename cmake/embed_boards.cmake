@@ -1,0 +1,16 @@
+# Writes a C file holding every boards/*.json as a string, so the built-in boards go
+# through the same loader and validation as a user's board file.
+file(GLOB files ${IN_DIR}/*.json)
+list(SORT files)
+set(body "/* Generated from boards/*.json by cmake/embed_boards.cmake; do not edit. */\n#include <stddef.h>\n#include \"platform/board_builtin.h\"\n\nconst cm_board_source cm_board_sources[] = {\n")
+set(count 0)
+foreach(f ${files})
+  get_filename_component(name ${f} NAME_WE)
+  file(READ ${f} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
+  string(APPEND body "  {\"${name}\", (const char[]){${hex}0x00}},\n")
+  math(EXPR count "${count}+1")
+endforeach()
+string(APPEND body "};\nconst size_t cm_board_sources_count = ${count};\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(RENAME ${OUT}.tmp ${OUT})

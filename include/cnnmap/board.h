@@ -1,0 +1,65 @@
+/* FPGA boards: device resources, clock, off-chip bandwidth, reconfiguration time.
+ *
+ * Built-in boards come from the JSON files in boards/ (compiled in); a user's board
+ * file has the same format and goes through the same validation. BRAM is kept in
+ * 18 Kb halves internally; a board file says which unit its count is in. */
+#ifndef CNNMAP_BOARD_H
+#define CNNMAP_BOARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <cnnmap/error.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Device resources. BRAM is counted in 18 Kb blocks (BRAM18). */
+typedef struct cm_resources {
+    int64_t dsp;
+    int64_t bram18;
+    int64_t uram;
+    int64_t lut;
+    int64_t ff;
+} cm_resources;
+
+typedef enum cm_bram_unit { CM_BRAM_UNIT_18K = 18, CM_BRAM_UNIT_36K = 36 } cm_bram_unit;
+
+#define CM_BOARD_TEXT_MAX 96
+
+typedef struct cm_board {
+    char name[CM_BOARD_TEXT_MAX];         /* short id used on the command line: "zc706" */
+    char display_name[CM_BOARD_TEXT_MAX]; /* "ZC706" */
+    char part[CM_BOARD_TEXT_MAX];         /* "xc7z045ffg900-2" */
+    char memory[CM_BOARD_TEXT_MAX];       /* "DDR3, 64-bit (PS)" */
+    cm_resources resources;               /* device totals, BRAM in BRAM18 */
+    cm_bram_unit bram_unit;               /* the unit the board file stated BRAM in */
+    double clock_mhz;                     /* default design clock */
+    double bandwidth_gbps;                /* usable off-chip bandwidth, GB/s */
+    double peak_bandwidth_gbps;           /* data-sheet peak, GB/s */
+    double reconfiguration_s;             /* full reconfiguration time, seconds */
+    bool reconfiguration_estimated;       /* true when estimated, not measured */
+} cm_board;
+
+/* Parses and validates a board JSON document; `origin` names it in messages. */
+cm_status cm_board_parse(const char *json, size_t len, const char *origin, cm_board *out,
+                         cm_error *err);
+
+/* Reads a board file from a path. */
+cm_status cm_board_load_file(const char *path, cm_board *out, cm_error *err);
+
+/* Finds a built-in board by name (case-insensitive; "ultra96-v2" and "ultra96v2" alike). */
+cm_status cm_board_builtin(const char *name, cm_board *out, cm_error *err);
+
+/* A built-in name if it is one, otherwise a path to a board file. */
+cm_status cm_board_resolve(const char *name_or_path, cm_board *out, cm_error *err);
+
+/* Number of built-in boards, and the i-th one in a stable order. */
+size_t cm_board_builtin_count(void);
+cm_status cm_board_builtin_at(size_t i, cm_board *out, cm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

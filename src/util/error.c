@@ -1,0 +1,40 @@
+/* The error record: formatting and prefixing of messages. */
+#include <cnnmap/error.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+cm_status cm_error_set(cm_error *err, cm_status code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+        err->code = code;
+    }
+    return code;
+}
+
+void cm_error_prefix(cm_error *err, const char *prefix)
+{
+    char old[CM_ERROR_MESSAGE_MAX];
+    if (!err)
+        return;
+    memcpy(old, err->message, sizeof old);
+    snprintf(err->message, sizeof err->message, "%s: %s", prefix, old);
+}
+
+void cm_error_clear(cm_error *err)
+{
+    if (err) {
+        err->code = CM_OK;
+        err->message[0] = '\0';
+    }
+}
+
+cm_status cm_error_nomem(cm_error *err)
+{
+    return cm_error_set(err, CM_EINTERNAL, "out of memory");
+}

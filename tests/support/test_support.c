@@ -1,0 +1,40 @@
+/* Helpers shared by the unit tests. */
+#include "test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void require_file(const char *path)
+{
+    if (access(path, R_OK) == 0)
+        return;
+    const char *ci = getenv("CI");
+    if (ci && strcmp(ci, "true") == 0)
+        fail_msg("required test file missing under CI: %s", path);
+    print_message("skipping: %s is missing\n", path);
+    skip();
+}
+
+void cm_test_shared_model(const char *name, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/models/%s", CM_SHARED_DIR, name);
+    require_file(buf);
+}
+
+void cm_test_generated_model(const char *name, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/%s", CM_TEST_MODELS_DIR, name);
+    require_file(buf);
+}
+
+void cm_test_write_temp(const void *data, size_t len, const char *suffix, char *buf, size_t size)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(buf, size, "%s/cnnmap-test-XXXXXX%s", dir ? dir : "/tmp", suffix);
+    int fd = mkstemps(buf, (int)strlen(suffix));
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, data, len), (ssize_t)len);
+    close(fd);
+}

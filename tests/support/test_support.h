@@ -1,0 +1,22 @@
+/* Helpers shared by the unit tests: where the reference models are, and what to do
+ * when they are missing (fail under CI, skip elsewhere). */
+#ifndef CM_TEST_SUPPORT_H
+#define CM_TEST_SUPPORT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* Writes the path of ../shared/models/NAME into buf; when the file is absent, fails
+ * the test under CI (CI=true) and skips it otherwise. */
+void cm_test_shared_model(const char *name, char *buf, size_t size);
+
+/* Same for a model generated into the build tree by tests/models (CM_TEST_MODELS_DIR). */
+void cm_test_generated_model(const char *name, char *buf, size_t size);
+
+/* Writes len bytes to a fresh temporary file and returns its path in buf. */
+void cm_test_write_temp(const void *data, size_t len, const char *suffix, char *buf, size_t size);
+
+#endif
