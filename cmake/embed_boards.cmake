@@ -2,7 +2,7 @@
 # through the same loader and validation as a user's board file.
 file(GLOB files ${IN_DIR}/*.json)
 list(SORT files)
-set(body "/* Generated from boards/*.json by cmake/embed_boards.cmake; do not edit. */\n#include <stddef.h>\n#include \"platform/board_builtin.h\"\n\nconst cm_board_source cm_board_sources[] = {\n")
+set(body "/* Generated from the boards folder by cmake/embed_boards.cmake; do not edit. */\n#include <stddef.h>\n#include \"platform/board_builtin.h\"\n\nconst cm_board_source cm_board_sources[] = {\n")
 set(count 0)
 foreach(f ${files})
   get_filename_component(name ${f} NAME_WE)

@@ -19,11 +19,14 @@ cm_status cm_error_set(cm_error *err, cm_status code, const char *fmt, ...)
 
 void cm_error_prefix(cm_error *err, const char *prefix)
 {
-    char old[CM_ERROR_MESSAGE_MAX];
     if (!err)
         return;
+    char old[CM_ERROR_MESSAGE_MAX];
     memcpy(old, err->message, sizeof old);
-    snprintf(err->message, sizeof err->message, "%s: %s", prefix, old);
+    old[sizeof old - 1] = '\0';
+    int n = snprintf(err->message, sizeof err->message, "%s: ", prefix);
+    if (n >= 0 && (size_t)n < sizeof err->message)
+        strncat(err->message, old, sizeof err->message - (size_t)n - 1);
 }
 
 void cm_error_clear(cm_error *err)

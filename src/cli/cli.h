@@ -1,0 +1,37 @@
+/* The command-line front end: one function per command, and the helpers they share
+ * for options, messages and output files. */
+#ifndef CM_CLI_H
+#define CM_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <jansson.h>
+#include <cnnmap/error.h>
+
+typedef struct cm_cli_command {
+    const char *name;
+    const char *summary;
+    const char *usage; /* the full --help text */
+    int (*run)(int argc, char **argv);
+} cm_cli_command;
+
+int cm_cli_inspect(int argc, char **argv);
+int cm_cli_boards(int argc, char **argv);
+
+extern const char cm_cli_inspect_usage[];
+extern const char cm_cli_boards_usage[];
+
+/* Prints "cnnmap: message" on stderr and returns the status as an exit code. */
+int cm_cli_fail(const cm_error *err);
+
+/* A usage error: prints "cnnmap: COMMAND: what" and a hint, returns 1. */
+int cm_cli_usage_error(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* True when argv holds --help or -h: prints usage to stdout. */
+bool cm_cli_wants_help(int argc, char **argv, const char *usage);
+
+/* Prints a JSON object on stdout, one line per key for reading. */
+int cm_cli_print_json(json_t *obj);
+
+#endif

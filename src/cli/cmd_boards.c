@@ -1,0 +1,73 @@
+/* `cnnmap boards [--json]`: the built-in boards and their resources. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <cnnmap/board.h>
+
+#include "cli/cli.h"
+
+const char cm_cli_boards_usage[] =
+    "usage: cnnmap boards [--json]\n\n"
+    "Lists the built-in boards: device resources (BRAM in 18 Kb blocks), default clock,\n"
+    "off-chip bandwidth and full reconfiguration time. Any command taking --board also\n"
+    "accepts a path to a board JSON file of the same format (see boards/ in the sources).\n\n"
+    "  --json   print {\"boards\": [...]} instead of the table\n";
+
+static json_t *board_json(const cm_board *b)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:{s:I, s:I, s:I, s:I, s:I}, s:s, s:f, s:f, s:f, s:f, s:b}",
+                     "name", b->name, "display_name", b->display_name, "part", b->part,
+                     "memory", b->memory, "resources", "DSP", (json_int_t)b->resources.dsp,
+                     "BRAM18", (json_int_t)b->resources.bram18, "URAM", (json_int_t)b->resources.uram,
+                     "LUT", (json_int_t)b->resources.lut, "FF", (json_int_t)b->resources.ff,
+                     "bram_unit_in_file", b->bram_unit == CM_BRAM_UNIT_36K ? "BRAM36" : "BRAM18",
+                     "clock_mhz", b->clock_mhz, "bandwidth_gbps", b->bandwidth_gbps,
+                     "peak_bandwidth_gbps", b->peak_bandwidth_gbps,
+                     "reconfiguration_s", b->reconfiguration_s,
+                     "reconfiguration_estimated", b->reconfiguration_estimated);
+}
+
+static void print_row(const cm_board *b)
+{
+    printf("%-12s %-22s %6" PRId64 " %7" PRId64 " %5" PRId64 " %9" PRId64 " %9" PRId64
+           " %7.1f %8.3f %9.1f%s\n",
+           b->name, b->part, b->resources.dsp, b->resources.bram18, b->resources.uram,
+           b->resources.lut, b->resources.ff, b->clock_mhz, b->bandwidth_gbps,
+           b->reconfiguration_s * 1e3, b->reconfiguration_estimated ? " (est.)" : "");
+}
+
+int cm_cli_boards(int argc, char **argv)
+{
+    static const struct option options[] = {{"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
+    bool json = false;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        if (c != 'j')
+            return cm_cli_usage_error("boards", "unknown option '%s'", argv[optind - 1]);
+        json = true;
+    }
+    if (optind != argc)
+        return cm_cli_usage_error("boards", "takes no arguments");
+    json_t *list = json_array();
+    if (!json)
+        printf("%-12s %-22s %6s %7s %5s %9s %9s %7s %8s %9s\n", "board", "part", "DSP", "BRAM18",
+               "URAM", "LUT", "FF", "MHz", "GB/s", "reconf ms");
+    for (size_t i = 0; i < cm_board_builtin_count(); i++) {
+        cm_board b;
+        cm_error err = {0};
+        if (cm_board_builtin_at(i, &b, &err) != CM_OK) {
+            json_decref(list);
+            return cm_cli_fail(&err);
+        }
+        if (json)
+            json_array_append_new(list, board_json(&b));
+        else
+            print_row(&b);
+    }
+    if (json)
+        return cm_cli_print_json(json_pack("{s:o}", "boards", list));
+    json_decref(list);
+    return CM_OK;
+}

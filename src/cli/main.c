@@ -1,0 +1,91 @@
+/* cnnmap's entry point: dispatches to the commands of cli.md. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cnnmap/version.h>
+
+#include "cli/cli.h"
+
+static const cm_cli_command commands[] = {
+    {"inspect", "show the layers of an ONNX or QONNX model", cm_cli_inspect_usage, cm_cli_inspect},
+    {"boards", "list the built-in FPGA boards", cm_cli_boards_usage, cm_cli_boards},
+};
+
+static void print_help(FILE *out)
+{
+    fprintf(out, "usage: cnnmap COMMAND [OPTIONS]\n\n"
+                 "Maps convolutional neural networks onto FPGAs.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n`cnnmap COMMAND --help` describes a command. `cnnmap --version` prints the "
+                 "version.\nExit codes: 0 success, 1 usage error, 2 bad input, 3 no feasible "
+                 "design, 4 internal error.\n");
+}
+
+int cm_cli_fail(const cm_error *err)
+{
+    fprintf(stderr, "cnnmap: %s\n", err->message);
+    return err->code == CM_OK ? CM_EINTERNAL : (int)err->code;
+}
+
+int cm_cli_usage_error(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "cnnmap: %s: ", command);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see 'cnnmap %s --help')\n", command);
+    va_end(ap);
+    return CM_EUSAGE;
+}
+
+bool cm_cli_wants_help(int argc, char **argv, const char *usage)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return true;
+        }
+    return false;
+}
+
+int cm_cli_print_json(json_t *obj)
+{
+    if (!obj) {
+        fprintf(stderr, "cnnmap: out of memory\n");
+        return CM_EINTERNAL;
+    }
+    int rc = json_dumpf(obj, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    json_decref(obj);
+    if (rc != 0 || fputc('\n', stdout) == EOF) {
+        fprintf(stderr, "cnnmap: cannot write to standard output\n");
+        return CM_EINTERNAL;
+    }
+    return CM_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        return CM_EUSAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        print_help(stdout);
+        return CM_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("cnnmap %s\n", CM_VERSION);
+        return CM_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            if (cm_cli_wants_help(argc - 1, argv + 1, commands[i].usage))
+                return CM_OK;
+            return commands[i].run(argc - 1, argv + 1);
+        }
+    fprintf(stderr, "cnnmap: unknown command '%s' (see 'cnnmap --help')\n", argv[1]);
+    return CM_EUSAGE;
+}

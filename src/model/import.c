@@ -1,0 +1,474 @@
+/* ONNX import: reads the protobuf, orders the nodes, runs each node's handler over the
+ * tensor table, and hands the resulting layer graph to the clean-up passes. */
+#include <cnnmap/model.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/cleanup.h"
+#include "model/import.h"
+
+cm_quant cm_quant_float(void)
+{
+    return (cm_quant){.bits = 32, .quantised = false, .is_signed = true};
+}
+
+cm_status cm_import_fail(cm_import *im, const Onnx__NodeProto *node, cm_status code,
+                         const char *fmt, ...)
+{
+    char what[CM_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return cm_error_set(im->err, code, "%s: node '%s' (%s): %s", im->origin,
+                        node->name && *node->name ? node->name : "(unnamed)", node->op_type, what);
+}
+
+cm_tensor *cm_import_find(cm_import *im, const char *name)
+{
+    int i = cm_strmap_get(&im->by_name, name);
+    return i < 0 ? NULL : &im->tensors[i];
+}
+
+cm_tensor *cm_import_define(cm_import *im, const char *name, cm_tensor_kind kind, int rank,
+                            const int64_t *dims)
+{
+    /* The table is sized up front and never moves, so handlers may hold pointers to
+     * their inputs while defining outputs. */
+    if (im->n_tensors == im->cap_tensors)
+        return NULL;
+    if (!cm_strmap_put(&im->by_name, name, im->n_tensors))
+        return NULL;
+    cm_tensor *t = &im->tensors[im->n_tensors++];
+    memset(t, 0, sizeof *t);
+    t->name = name;
+    t->kind = kind;
+    t->rank = rank;
+    t->count = 1;
+    for (int i = 0; i < rank; i++) {
+        t->dims[i] = dims[i];
+        t->count *= dims[i];
+    }
+    t->q = cm_quant_float();
+    return t;
+}
+
+cm_tensor *cm_import_alias_const(cm_import *im, const char *name, const cm_tensor *src)
+{
+    cm_tensor *t = cm_import_define(im, name, CM_TENSOR_CONST, src->rank, src->dims);
+    if (!t)
+        return NULL;
+    t->proto = src->proto;
+    t->data_absent = src->data_absent;
+    t->has_q = src->has_q;
+    t->q = src->q;
+    if (src->values) {
+        t->values = malloc((size_t)src->count * sizeof *t->values);
+        if (!t->values)
+            return NULL;
+        memcpy(t->values, src->values, (size_t)src->count * sizeof *t->values);
+    }
+    return t;
+}
+
+cm_status cm_import_check_dims(cm_import *im, const char *what, cm_tensor *t)
+{
+    if (t->rank > CM_MAX_RANK)
+        return cm_error_set(im->err, CM_EINPUT, "%s: %s has rank %d (at most %d supported)",
+                            im->origin, what, t->rank, CM_MAX_RANK);
+    int64_t count = 1;
+    for (int i = 0; i < t->rank; i++) {
+        if (t->dims[i] <= 0)
+            return cm_error_set(im->err, CM_EINPUT, "%s: %s has %s dimension %lld at axis %d",
+                                im->origin, what, t->dims[i] == 0 ? "a zero" : "a negative",
+                                (long long)t->dims[i], i);
+        if (t->dims[i] > CM_DIM_MAX || count > CM_ELEMENTS_MAX / t->dims[i])
+            return cm_error_set(im->err, CM_EINPUT,
+                                "%s: %s is too large (dimension %lld at axis %d overflows)",
+                                im->origin, what, (long long)t->dims[i], i);
+        count *= t->dims[i];
+    }
+    t->count = count;
+    return CM_OK;
+}
+
+static cm_status read_whole_file(const char *path, uint8_t **data, size_t *len, cm_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cm_error_set(err, CM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    uint8_t *buf = NULL;
+    size_t size = 0, cap = 0;
+    for (;;) {
+        if (size == cap) {
+            cap = cap ? cap * 2 : 1 << 16;
+            uint8_t *grown = realloc(buf, cap);
+            if (!grown) {
+                free(buf);
+                fclose(f);
+                return cm_error_nomem(err);
+            }
+            buf = grown;
+        }
+        size_t got = fread(buf + size, 1, cap - size, f);
+        size += got;
+        if (got == 0)
+            break;
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        free(buf);
+        return cm_error_set(err, CM_EINPUT, "%s: read error", path);
+    }
+    *data = buf;
+    *len = size;
+    return CM_OK;
+}
+
+cm_status cm_model_load(const char *path, cm_graph **out, cm_error *err)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    cm_status st = read_whole_file(path, &data, &len, err);
+    if (st != CM_OK)
+        return st;
+    char *dir = malloc(strlen(path) + 2);
+    if (!dir) {
+        free(data);
+        return cm_error_nomem(err);
+    }
+    strcpy(dir, path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        strcpy(dir, ".");
+    st = cm_model_load_buffer(data, len, path, dir, out, err);
+    free(dir);
+    free(data);
+    return st;
+}
+
+/* Graph inputs that are not initializers are the network's inputs; a dynamic or zero
+ * batch dimension means 1. */
+static cm_status define_graph_input(cm_import *im, const Onnx__ValueInfoProto *vi)
+{
+    char what[300];
+    snprintf(what, sizeof what, "graph input '%s'", vi->name);
+    const Onnx__TypeProto *type = vi->type;
+    if (!type || type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !type->tensor_type ||
+        !type->tensor_type->shape)
+        return cm_error_set(im->err, CM_EINPUT, "%s: %s has no tensor shape", im->origin, what);
+    const Onnx__TensorShapeProto *shape = type->tensor_type->shape;
+    if (shape->n_dim == 0 || shape->n_dim > CM_MAX_RANK)
+        return cm_error_set(im->err, CM_EINPUT, "%s: %s has rank %zu", im->origin, what,
+                            shape->n_dim);
+    int64_t dims[CM_MAX_RANK];
+    for (size_t i = 0; i < shape->n_dim; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = shape->dim[i];
+        bool known = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+        if (i == 0 && (!known || d->dim_value == 0))
+            dims[i] = 1;
+        else if (!known)
+            return cm_error_set(im->err, CM_EINPUT, "%s: %s has a dynamic dimension at axis %zu",
+                                im->origin, what, i);
+        else
+            dims[i] = d->dim_value;
+    }
+    cm_tensor tmp = {.rank = (int)shape->n_dim};
+    memcpy(tmp.dims, dims, sizeof dims);
+    cm_status st = cm_import_check_dims(im, what, &tmp);
+    if (st != CM_OK)
+        return st;
+    cm_graph *g = im->g;
+    cm_graph_input *grown = realloc(g->inputs, (size_t)(g->n_inputs + 1) * sizeof *grown);
+    if (!grown)
+        return cm_error_nomem(im->err);
+    g->inputs = grown;
+    cm_graph_input *gi = &g->inputs[g->n_inputs];
+    memset(gi, 0, sizeof *gi);
+    gi->name = strdup(vi->name);
+    if (!gi->name)
+        return cm_error_nomem(im->err);
+    gi->q = cm_quant_float();
+    cm_tensor *t = cm_import_define(im, vi->name, CM_TENSOR_ACTIVATION, tmp.rank, dims);
+    if (!t)
+        return cm_error_nomem(im->err);
+    t->source = -1 - g->n_inputs;
+    g->n_inputs++;
+    return cm_import_chw(im, NULL, t, &gi->shape);
+}
+
+static cm_status define_initializer(cm_import *im, const Onnx__TensorProto *tp)
+{
+    char what[300];
+    if (!tp->name || !*tp->name)
+        return cm_error_set(im->err, CM_EINPUT, "%s: an initializer has no name", im->origin);
+    snprintf(what, sizeof what, "initializer '%s'", tp->name);
+    cm_tensor tmp = {.rank = (int)tp->n_dims};
+    if (tp->n_dims > CM_MAX_RANK)
+        return cm_error_set(im->err, CM_EINPUT, "%s: %s has rank %zu", im->origin, what,
+                            tp->n_dims);
+    for (size_t i = 0; i < tp->n_dims; i++)
+        tmp.dims[i] = tp->dims[i];
+    cm_status st = cm_import_check_dims(im, what, &tmp);
+    if (st != CM_OK)
+        return st;
+    cm_tensor *t = cm_import_define(im, tp->name, CM_TENSOR_CONST, tmp.rank, tmp.dims);
+    if (!t)
+        return cm_error_nomem(im->err);
+    t->proto = tp;
+    return cm_tensor_decode_values(im, t);
+}
+
+static bool is_initializer(const Onnx__GraphProto *gp, const char *name)
+{
+    for (size_t i = 0; i < gp->n_initializer; i++)
+        if (gp->initializer[i]->name && strcmp(gp->initializer[i]->name, name) == 0)
+            return true;
+    return false;
+}
+
+static cm_status define_sources(cm_import *im, const Onnx__GraphProto *gp)
+{
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        if (cm_import_find(im, gp->initializer[i]->name))
+            return cm_error_set(im->err, CM_EINPUT, "%s: initializer '%s' is defined twice",
+                                im->origin, gp->initializer[i]->name);
+        cm_status st = define_initializer(im, gp->initializer[i]);
+        if (st != CM_OK)
+            return st;
+    }
+    for (size_t i = 0; i < gp->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gp->input[i];
+        if (!vi->name || is_initializer(gp, vi->name))
+            continue;
+        cm_status st = define_graph_input(im, vi);
+        if (st != CM_OK)
+            return st;
+    }
+    if (im->g->n_inputs == 0)
+        return cm_error_set(im->err, CM_EINPUT, "%s: the graph has no input", im->origin);
+    return CM_OK;
+}
+
+/* Kahn's algorithm over the nodes, so that files whose nodes are out of order still
+ * load, and a cycle is named. */
+static bool already_ordered(cm_import *im, const Onnx__GraphProto *gp, size_t *order)
+{
+    cm_strmap seen;
+    bool ok = cm_strmap_init(&seen, gp->n_node * 2);
+    for (size_t i = 0; ok && i < gp->n_node; i++) {
+        const Onnx__NodeProto *node = gp->node[i];
+        for (size_t k = 0; ok && k < node->n_input; k++)
+            ok = !*node->input[k] || cm_import_find(im, node->input[k]) ||
+                 cm_strmap_get(&seen, node->input[k]) >= 0;
+        for (size_t k = 0; ok && k < node->n_output; k++)
+            ok = !*node->output[k] || (cm_strmap_get(&seen, node->output[k]) < 0 &&
+                                       !cm_import_find(im, node->output[k]) &&
+                                       cm_strmap_put(&seen, node->output[k], (int)i));
+        order[i] = i;
+    }
+    cm_strmap_free(&seen);
+    return ok;
+}
+
+static cm_status order_nodes(cm_import *im, const Onnx__GraphProto *gp, size_t *order)
+{
+    if (already_ordered(im, gp, order))
+        return CM_OK;
+    size_t n = gp->n_node;
+    cm_status st = CM_OK;
+    cm_strmap producer;
+    int *pending = calloc(n ? n : 1, sizeof *pending);
+    size_t *queue = malloc((n ? n : 1) * sizeof *queue);
+    if (!pending || !queue || !cm_strmap_init(&producer, n * 2)) {
+        free(pending);
+        free(queue);
+        return cm_error_nomem(im->err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const Onnx__NodeProto *node = gp->node[i];
+        for (size_t k = 0; k < node->n_output; k++) {
+            if (!*node->output[k])
+                continue;
+            if (cm_strmap_get(&producer, node->output[k]) >= 0 ||
+                cm_import_find(im, node->output[k])) {
+                st = cm_error_set(im->err, CM_EINPUT, "%s: tensor '%s' is produced twice",
+                                  im->origin, node->output[k]);
+                goto done;
+            }
+            if (!cm_strmap_put(&producer, node->output[k], (int)i)) {
+                st = cm_error_nomem(im->err);
+                goto done;
+            }
+        }
+    }
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < n; i++) {
+        const Onnx__NodeProto *node = gp->node[i];
+        for (size_t k = 0; k < node->n_input; k++) {
+            const char *name = node->input[k];
+            if (!*name || cm_import_find(im, name))
+                continue;
+            if (cm_strmap_get(&producer, name) < 0) {
+                st = cm_import_fail(im, node, CM_EINPUT,
+                                    "input '%s' is not a graph input, an initializer or any "
+                                    "node's output",
+                                    name);
+                goto done;
+            }
+            pending[i]++;
+        }
+        if (pending[i] == 0)
+            queue[tail++] = i;
+    }
+    while (head < tail) {
+        size_t i = queue[head++];
+        order[head - 1] = i;
+        const Onnx__NodeProto *node = gp->node[i];
+        for (size_t j = 0; j < n; j++) {
+            const Onnx__NodeProto *c = gp->node[j];
+            for (size_t k = 0; k < c->n_input; k++) {
+                int p = *c->input[k] ? cm_strmap_get(&producer, c->input[k]) : -1;
+                if (p == (int)i && --pending[j] == 0)
+                    queue[tail++] = j;
+            }
+        }
+        (void)node;
+    }
+    if (tail < n) {
+        for (size_t i = 0; i < n; i++)
+            if (pending[i] > 0) {
+                st = cm_import_fail(im, gp->node[i], CM_EINPUT, "the graph has a cycle through this node");
+                break;
+            }
+    }
+done:
+    cm_strmap_free(&producer);
+    free(pending);
+    free(queue);
+    return st;
+}
+
+static cm_status run_node(cm_import *im, const Onnx__NodeProto *node)
+{
+    cm_node_handler handler = cm_import_handler_for(node->domain, node->op_type);
+    if (!handler)
+        return cm_import_fail(im, node, CM_EINPUT, "unknown operator '%s'%s%s", node->op_type,
+                              node->domain && *node->domain ? " in domain " : "",
+                              node->domain ? node->domain : "");
+    cm_tensor *stack_in[8];
+    cm_tensor **in = stack_in;
+    if (node->n_input > 8 && !(in = malloc(node->n_input * sizeof *in)))
+        return cm_error_nomem(im->err);
+    for (size_t k = 0; k < node->n_input; k++)
+        in[k] = *node->input[k] ? cm_import_find(im, node->input[k]) : NULL;
+    cm_status st = handler(im, node, in, (int)node->n_input);
+    if (in != stack_in)
+        free(in);
+    return st;
+}
+
+static cm_status set_outputs(cm_import *im, const Onnx__GraphProto *gp)
+{
+    cm_graph *g = im->g;
+    g->outputs = calloc(gp->n_output ? gp->n_output : 1, sizeof *g->outputs);
+    if (!g->outputs)
+        return cm_error_nomem(im->err);
+    for (size_t i = 0; i < gp->n_output; i++) {
+        cm_tensor *t = cm_import_find(im, gp->output[i]->name);
+        if (!t)
+            return cm_error_set(im->err, CM_EINPUT, "%s: graph output '%s' is never produced",
+                                im->origin, gp->output[i]->name);
+        if (t->kind != CM_TENSOR_ACTIVATION || CM_SOURCE_IS_INPUT(t->source))
+            return cm_error_set(im->err, CM_EINPUT,
+                                "%s: graph output '%s' is not computed by any layer", im->origin,
+                                gp->output[i]->name);
+        g->outputs[g->n_outputs++] = t->source;
+    }
+    if (g->n_outputs == 0)
+        return cm_error_set(im->err, CM_EINPUT, "%s: the graph has no output", im->origin);
+    return CM_OK;
+}
+
+static cm_status import_graph(cm_import *im)
+{
+    const Onnx__GraphProto *gp = im->model->graph;
+    if (!gp)
+        return cm_error_set(im->err, CM_EINPUT, "%s: not an ONNX model (no graph)", im->origin);
+    size_t cap = gp->n_initializer + gp->n_input;
+    for (size_t i = 0; i < gp->n_node; i++)
+        cap += gp->node[i]->n_output;
+    if (cap > INT32_MAX / 2)
+        return cm_error_set(im->err, CM_EINPUT, "%s: too many tensors", im->origin);
+    im->cap_tensors = (int)cap;
+    im->tensors = malloc((cap ? cap : 1) * sizeof *im->tensors);
+    if (!im->tensors || !cm_strmap_init(&im->by_name, cap))
+        return cm_error_nomem(im->err);
+    cm_status st = define_sources(im, gp);
+    if (st != CM_OK)
+        return st;
+    size_t *order = malloc((gp->n_node ? gp->n_node : 1) * sizeof *order);
+    if (!order)
+        return cm_error_nomem(im->err);
+    st = order_nodes(im, gp, order);
+    for (size_t i = 0; st == CM_OK && i < gp->n_node; i++)
+        st = run_node(im, gp->node[order[i]]);
+    free(order);
+    if (st == CM_OK)
+        st = set_outputs(im, gp);
+    if (st == CM_OK && im->g->n_layers == 0)
+        st = cm_error_set(im->err, CM_EINPUT, "%s: the graph has no layers", im->origin);
+    return st;
+}
+
+static const char *model_name(const char *origin)
+{
+    const char *base = strrchr(origin, '/');
+    return base ? base + 1 : origin;
+}
+
+static void import_free(cm_import *im)
+{
+    for (int i = 0; i < im->n_tensors; i++)
+        free(im->tensors[i].values);
+    free(im->tensors);
+    cm_strmap_free(&im->by_name);
+    if (im->model)
+        onnx__model_proto__free_unpacked(im->model, NULL);
+}
+
+cm_status cm_model_load_buffer(const void *data, size_t len, const char *origin, const char *dir,
+                               cm_graph **out, cm_error *err)
+{
+    *out = NULL;
+    if (len == 0)
+        return cm_error_set(err, CM_EINPUT, "%s: empty file", origin);
+    cm_import im = {.origin = origin, .dir = dir ? dir : ".", .err = err};
+    im.model = onnx__model_proto__unpack(NULL, len, data);
+    if (!im.model)
+        return cm_error_set(err, CM_EINPUT, "%s: not a valid ONNX protobuf (truncated or corrupt)",
+                            origin);
+    char name[256];
+    snprintf(name, sizeof name, "%s", model_name(origin));
+    char *dot = strrchr(name, '.');
+    if (dot && strcmp(dot, ".onnx") == 0)
+        *dot = '\0';
+    im.g = cm_graph_new(name);
+    cm_status st = im.g ? import_graph(&im) : cm_error_nomem(err);
+    if (st == CM_OK)
+        st = cm_graph_cleanup(im.g, origin, err);
+    import_free(&im);
+    if (st != CM_OK) {
+        cm_graph_free(im.g);
+        return st;
+    }
+    *out = im.g;
+    return CM_OK;
+}

@@ -1,0 +1,107 @@
+/* Internal state of one ONNX import: the tensor table that every node handler reads
+ * and extends, and the helpers the handlers share. */
+#ifndef CM_MODEL_IMPORT_H
+#define CM_MODEL_IMPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cnnmap/graph.h>
+#include <onnx/onnx.pb-c.h>
+
+#include "util/strmap.h"
+
+#define CM_MAX_RANK 8
+/* Constants up to this many elements have their values decoded (shapes, scales,
+ * bit widths); larger ones are weights, decoded on demand into a layer. */
+#define CM_CONST_VALUES_MAX 65536
+/* No dimension of a real network comes near this; larger ones are malformed. */
+#define CM_DIM_MAX ((int64_t)1 << 24)
+#define CM_ELEMENTS_MAX ((int64_t)1 << 40)
+
+typedef enum cm_tensor_kind {
+    CM_TENSOR_ACTIVATION, /* a feature map flowing from a graph input through layers */
+    CM_TENSOR_CONST       /* an initializer, a Constant, or a folded shape computation */
+} cm_tensor_kind;
+
+typedef struct cm_tensor {
+    const char *name;
+    cm_tensor_kind kind;
+    int rank;
+    int64_t dims[CM_MAX_RANK]; /* full ONNX dims, batch included (as 1) */
+    int64_t count;             /* element count */
+    cm_source source;          /* activation: its producer */
+    bool has_q;                /* quantised by a QONNX node */
+    cm_quant q;
+    const Onnx__TensorProto *proto; /* constant: where its stored data is, or NULL */
+    double *values;                 /* constant: decoded values, when small and present */
+    bool data_absent;               /* constant: stored externally, file missing */
+} cm_tensor;
+
+typedef struct cm_import {
+    const char *origin; /* the model file, for messages */
+    const char *dir;    /* where external data lives */
+    Onnx__ModelProto *model;
+    cm_tensor *tensors;
+    int n_tensors, cap_tensors;
+    cm_strmap by_name;
+    cm_graph *g;
+    cm_error *err;
+} cm_import;
+
+/* Node handlers: `in` holds the node's resolved inputs (NULL for an omitted optional
+ * input). Each defines the node's outputs with cm_import_define. */
+typedef cm_status (*cm_node_handler)(cm_import *im, const Onnx__NodeProto *node,
+                                     cm_tensor **in, int n_in);
+
+cm_node_handler cm_import_handler_for(const char *domain, const char *op_type);
+
+/* Error naming the file, node and operator. */
+cm_status cm_import_fail(cm_import *im, const Onnx__NodeProto *node, cm_status code,
+                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Creates the tensor an output name refers to; rank and dims are copied. */
+cm_tensor *cm_import_define(cm_import *im, const char *name, cm_tensor_kind kind, int rank,
+                            const int64_t *dims);
+
+/* Looks up a tensor by name; NULL when absent. */
+cm_tensor *cm_import_find(cm_import *im, const char *name);
+
+/* Validates dims (positive, bounded) and sets t->count. */
+cm_status cm_import_check_dims(cm_import *im, const char *what, cm_tensor *t);
+
+/* Decodes the values of a stored constant into t->values if it is small enough. */
+cm_status cm_tensor_decode_values(cm_import *im, cm_tensor *t);
+
+/* Decodes all values of a constant as floats (caller frees); *out is NULL when the
+ * model file does not hold the bytes. */
+cm_status cm_tensor_read_floats(cm_import *im, const cm_tensor *t, float **out);
+
+/* A constant aliasing another (a Quant of weights): same dims and data. */
+cm_tensor *cm_import_alias_const(cm_import *im, const char *name, const cm_tensor *src);
+
+/* Attribute access with defaults. */
+const Onnx__AttributeProto *cm_attr(const Onnx__NodeProto *node, const char *name);
+int64_t cm_attr_int(const Onnx__NodeProto *node, const char *name, int64_t dflt);
+double cm_attr_float(const Onnx__NodeProto *node, const char *name, double dflt);
+/* Copies a string attribute into buf (empty when absent). */
+void cm_attr_string(const Onnx__NodeProto *node, const char *name, char *buf, size_t size);
+/* Number of ints (up to max) copied into out; -1 when absent. */
+int cm_attr_ints(const Onnx__NodeProto *node, const char *name, int64_t *out, int max);
+
+/* The layer shape (C, H, W) of a feature map tensor. */
+cm_status cm_import_chw(cm_import *im, const Onnx__NodeProto *node, const cm_tensor *t,
+                        cm_shape *out);
+
+/* Appends a layer fed by the given activation tensors, producing tensor out_name. */
+cm_layer *cm_import_add_layer(cm_import *im, const Onnx__NodeProto *node, cm_op op,
+                              cm_tensor **inputs, int n_inputs);
+
+/* Defines the output activation of the layer just appended. */
+cm_status cm_import_layer_output(cm_import *im, const Onnx__NodeProto *node, int rank,
+                                 const int64_t *dims);
+
+/* The unquantised description of float32 data. */
+cm_quant cm_quant_float(void);
+
+#endif

@@ -1,0 +1,29 @@
+/* The operator tables the import dispatches on, and the handlers shared between the
+ * layer, constant and QONNX groups. */
+#ifndef CM_MODEL_IMPORT_OPS_H
+#define CM_MODEL_IMPORT_OPS_H
+
+#include "model/import.h"
+
+typedef struct cm_op_entry {
+    const char *op_type;
+    cm_node_handler handler;
+} cm_op_entry;
+
+extern const cm_op_entry cm_layer_ops[]; /* import_layers.c */
+extern const cm_op_entry cm_shape_ops[]; /* import_const.c: work on constants or feature maps */
+extern const cm_op_entry cm_qonnx_ops[]; /* import_qonnx.c */
+
+cm_status cm_import_need(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in, int n_in,
+                         int k, cm_tensor_kind kind);
+cm_status cm_import_broadcast(cm_import *im, const Onnx__NodeProto *node, const cm_tensor *a,
+                              const cm_tensor *b, int *rank, int64_t *dims);
+cm_status cm_import_elementwise(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in,
+                                int n_in, char arith);
+cm_status cm_import_reshape_activation(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x,
+                                       int rank, const int64_t *dims);
+cm_status cm_import_concat_activations(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in,
+                                       int n_in);
+cm_status cm_import_transpose_activation(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x);
+
+#endif
