@@ -140,6 +140,11 @@ int cm_graph_consumers(const cm_graph *g, int index, int *first_consumer);
 
 cm_graph_totals cm_graph_totals_of(const cm_graph *g);
 
+/* The weight and input-activation bit widths that carry the most MACs over the conv
+ * and fc layers: a model's nominal precision ("a4w4") even when its first and last
+ * layers are wider. 0 when the graph has no such layer. */
+void cm_graph_typical_bits(const cm_graph *g, int *weight_bits, int *act_bits);
+
 /* MACs and params of a layer from its shapes and geometry (conv, fc, batchnorm; add
  * and mul keep the params their constant operand set). Fails when a count overflows. */
 cm_status cm_layer_compute_cost(cm_layer *l, cm_error *err);

@@ -69,9 +69,12 @@ static json_t *graph_json(const cm_graph *g)
     for (int i = 0; i < g->n_layers; i++)
         json_array_append_new(layers, layer_json(g, &g->layers[i]));
     cm_graph_totals t = cm_graph_totals_of(g);
-    return json_pack("{s:s, s:o, s:o, s:{s:i, s:I, s:I}}", "model", g->name, "input",
+    int wbits, abits;
+    cm_graph_typical_bits(g, &wbits, &abits);
+    return json_pack("{s:s, s:o, s:o, s:{s:i, s:I, s:I, s:i, s:i}}", "model", g->name, "input",
                      shape_json(g->inputs[0].shape), "layers", layers, "totals", "layers",
-                     t.layers, "macs", (json_int_t)t.macs, "params", (json_int_t)t.params);
+                     t.layers, "macs", (json_int_t)t.macs, "params", (json_int_t)t.params,
+                     "weight_bits", wbits, "act_bits", abits);
 }
 
 static const char *bits_text(cm_quant q, char *buf, size_t size)
@@ -101,8 +104,11 @@ static void print_table(const cm_graph *g)
                bits_text(l->weight_q, wb, sizeof wb), bits_text(l->in_q, ab, sizeof ab));
     }
     cm_graph_totals t = cm_graph_totals_of(g);
-    printf("\ntotal: %d layers, %" PRIu64 " MACs (%.3f G), %" PRIu64 " parameters (%.3f M)\n",
-           t.layers, t.macs, (double)t.macs / 1e9, t.params, (double)t.params / 1e6);
+    int wbits, abits;
+    cm_graph_typical_bits(g, &wbits, &abits);
+    printf("\ntotal: %d layers, %" PRIu64 " MACs (%.3f G), %" PRIu64 " parameters (%.3f M), "
+           "weights %d-bit, activations %d-bit\n",
+           t.layers, t.macs, (double)t.macs / 1e9, t.params, (double)t.params / 1e6, wbits, abits);
     printf("(bits: f32 = unquantised float; abits are the activations entering the layer)\n");
 }
 

@@ -190,6 +190,39 @@ cm_graph_totals cm_graph_totals_of(const cm_graph *g)
     return t;
 }
 
+/* The bit width with the largest MAC share, given each layer's width via pick. */
+static int heaviest_bits(const cm_graph *g, int (*pick)(const cm_layer *))
+{
+    uint64_t macs_at[65] = {0};
+    int best = 0;
+    for (int i = 0; i < g->n_layers; i++) {
+        const cm_layer *l = &g->layers[i];
+        int bits = pick(l);
+        if ((l->op == CM_OP_CONV || l->op == CM_OP_FC) && bits >= 1 && bits <= 64)
+            macs_at[bits] += l->macs;
+    }
+    for (int b = 1; b <= 64; b++)
+        if (macs_at[b] > macs_at[best])
+            best = b;
+    return best;
+}
+
+static int weight_bits_of(const cm_layer *l)
+{
+    return l->weight_q.bits;
+}
+
+static int act_bits_of(const cm_layer *l)
+{
+    return l->in_q.bits;
+}
+
+void cm_graph_typical_bits(const cm_graph *g, int *weight_bits, int *act_bits)
+{
+    *weight_bits = heaviest_bits(g, weight_bits_of);
+    *act_bits = heaviest_bits(g, act_bits_of);
+}
+
 static bool mul_ok(uint64_t a, uint64_t b, uint64_t *out)
 {
     return !__builtin_mul_overflow(a, b, out);

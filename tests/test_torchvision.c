@@ -1,0 +1,137 @@
+/* torchvision's networks, exported by torch.onnx at opsets 11 to 17 with and without
+ * their weight bytes, load; their conv and fc MACs equal an independent count made by
+ * PyTorch forward hooks and torchvision's published figures within 2%. */
+#include "test_support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cnnmap/model.h>
+
+typedef struct published {
+    const char *name;
+    double gmacs; /* torchvision's documented GFLOPS, which count multiply-accumulates */
+} published;
+
+static const published models[] = {
+    {"resnet18", 1.81},     {"resnet50", 4.09},      {"mobilenet_v2", 0.30},
+    {"vgg16", 15.47},       {"alexnet", 0.71},       {"squeezenet1_1", 0.35},
+    {"googlenet", 1.50},    {"inception_v3", 5.71},  {"densenet121", 2.83},
+    {"efficientnet_b0", 0.39},
+};
+
+/* MACs that PyTorch hooks on nn.Conv2d and nn.Linear counted (macs.txt). */
+static uint64_t hook_macs(const char *name)
+{
+    char path[1024], line[256], model[64];
+    cm_test_generated_model("torchvision/macs.txt", path, sizeof path);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    unsigned long long macs = 0, params;
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f))
+        found = sscanf(line, "%63s %llu %llu", model, &macs, &params) == 3 && strcmp(model, name) == 0;
+    fclose(f);
+    if (!found)
+        fail_msg("%s is not in macs.txt", name);
+    return macs;
+}
+
+static cm_graph *load(const char *file)
+{
+    char path[1024];
+    cm_test_generated_model(file, path, sizeof path);
+    cm_graph *g = NULL;
+    cm_error err = {0};
+    if (cm_model_load(path, &g, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    return g;
+}
+
+static uint64_t weighted_macs(const cm_graph *g)
+{
+    uint64_t macs = 0;
+    for (int i = 0; i < g->n_layers; i++)
+        if (g->layers[i].op == CM_OP_CONV || g->layers[i].op == CM_OP_FC)
+            macs += g->layers[i].macs;
+    return macs;
+}
+
+static void check_model(const published *m)
+{
+    char full[128], bare[128];
+    snprintf(full, sizeof full, "torchvision/%s.onnx", m->name);
+    snprintf(bare, sizeof bare, "torchvision/%s_noweights.onnx", m->name);
+    cm_graph *a = load(full), *b = load(bare);
+    uint64_t macs = weighted_macs(a);
+    assert_int_equal(macs, hook_macs(m->name));
+    double gmacs = (double)macs / 1e9;
+    if (fabs(gmacs - m->gmacs) > 0.02 * m->gmacs)
+        fail_msg("%s: %.3f GMACs, torchvision publishes %.2f", m->name, gmacs, m->gmacs);
+    /* Without the bytes, the same graph, only without weight values. */
+    assert_int_equal(a->n_layers, b->n_layers);
+    cm_graph_totals ta = cm_graph_totals_of(a), tb = cm_graph_totals_of(b);
+    assert_int_equal(ta.macs, tb.macs);
+    assert_int_equal(ta.params, tb.params);
+    bool any_values = false;
+    for (int i = 0; i < a->n_layers; i++) {
+        assert_int_equal(a->layers[i].op, b->layers[i].op);
+        assert_memory_equal(&a->layers[i].out_shape, &b->layers[i].out_shape, sizeof(cm_shape));
+        any_values = any_values || a->layers[i].weights;
+        if (a->layers[i].op == CM_OP_CONV && a->layers[i].n_weights > 256)
+            assert_null(b->layers[i].weights);
+    }
+    assert_true(any_values);
+    cm_graph_free(a);
+    cm_graph_free(b);
+}
+
+#define MODEL_TEST(i, fn)                                                                         \
+    static void fn(void **state)                                                                  \
+    {                                                                                             \
+        (void)state;                                                                              \
+        check_model(&models[i]);                                                                  \
+    }
+MODEL_TEST(0, test_resnet18)
+MODEL_TEST(1, test_resnet50)
+MODEL_TEST(2, test_mobilenet_v2)
+MODEL_TEST(3, test_vgg16)
+MODEL_TEST(4, test_alexnet)
+MODEL_TEST(5, test_squeezenet1_1)
+MODEL_TEST(6, test_googlenet)
+MODEL_TEST(7, test_inception_v3)
+MODEL_TEST(8, test_densenet121)
+MODEL_TEST(9, test_efficientnet_b0)
+
+/* Branches and merges survive: Inception's four-way concatenation, DenseNet's
+ * batch norms that follow a concatenation (no conv to fold into). */
+static void test_branches(void **state)
+{
+    (void)state;
+    cm_graph *g = load("torchvision/googlenet.onnx");
+    int concat4 = 0;
+    for (int i = 0; i < g->n_layers; i++)
+        concat4 += g->layers[i].op == CM_OP_CONCAT && g->layers[i].n_inputs == 4;
+    assert_int_equal(concat4, 9); /* 3a, 3b, 4a-4e, 5a, 5b */
+    cm_graph_free(g);
+    g = load("torchvision/densenet121.onnx");
+    int bn = 0;
+    for (int i = 0; i < g->n_layers; i++)
+        bn += g->layers[i].op == CM_OP_BATCHNORM;
+    assert_true(bn > 0);
+    cm_graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_resnet18),     cmocka_unit_test(test_resnet50),
+        cmocka_unit_test(test_mobilenet_v2), cmocka_unit_test(test_vgg16),
+        cmocka_unit_test(test_alexnet),      cmocka_unit_test(test_squeezenet1_1),
+        cmocka_unit_test(test_googlenet),    cmocka_unit_test(test_inception_v3),
+        cmocka_unit_test(test_densenet121),  cmocka_unit_test(test_efficientnet_b0),
+        cmocka_unit_test(test_branches),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
