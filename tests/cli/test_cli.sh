@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Checks cnnmap's command-line contract: usage: test_cli.sh CNNMAP SHARED_DIR SOURCE_DIR
+set -u
+cnnmap=$1 shared=$2 src=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+# expect CODE DESCRIPTION -- ARGS...: runs cnnmap, checks the exit code, and for a
+# failure that stderr is exactly one line starting "cnnmap: " and stdout is empty.
+expect() {
+  local code=$1 what=$2; shift 3
+  "$cnnmap" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  local got=$?
+  local ok=1
+  [ "$got" -eq "$code" ] || ok=0
+  if [ "$code" -ge 2 ]; then
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^cnnmap: ' "$tmp/err" && [ ! -s "$tmp/out" ] || ok=0
+  fi
+  if [ $ok -eq 1 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $what: exit $got (want $code)"; sed 's/^/  stderr: /' "$tmp/err" | head -5
+  fi
+}
+
+# check DESCRIPTION COMMAND...: a shell condition that must hold.
+check() {
+  local what=$1; shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
+}
+
+expect 0 "version" -- --version
+check "version text" grep -q '^cnnmap [0-9]\+\.[0-9]\+\.[0-9]\+$' "$tmp/out"
+expect 0 "help" -- --help
+check "help lists commands" grep -q 'inspect' "$tmp/out"
+expect 0 "inspect help" -- inspect --help
+check "inspect help text" grep -q 'usage: cnnmap inspect' "$tmp/out"
+expect 0 "boards help" -- boards --help
+expect 1 "no command" --
+expect 1 "unknown command" -- frobnicate
+expect 1 "unknown option" -- inspect --frob "$shared/models/lenet.onnx"
+expect 1 "missing model argument" -- inspect
+expect 1 "boards takes no argument" -- boards extra
+
+expect 2 "missing file" -- inspect "$tmp/nope.onnx"
+check "message names the file" grep -q "nope.onnx" "$tmp/err"
+: >"$tmp/empty.onnx"
+expect 2 "empty file" -- inspect "$tmp/empty.onnx"
+check "empty file message" grep -q "empty.onnx: empty file" "$tmp/err"
+head -c 4096 /dev/urandom >"$tmp/random.onnx"
+expect 2 "random bytes" -- inspect "$tmp/random.onnx"
+head -c 20000 "$shared/models/resnet8_a8w8b16.onnx" >"$tmp/truncated.onnx"
+expect 2 "truncated model" -- inspect "$tmp/truncated.onnx"
+expect 2 "directory" -- inspect "$tmp"
+
+expect 0 "inspect table" -- inspect "$shared/models/resnet8_a8w8b16.onnx"
+check "table totals" grep -q 'total: 21 layers, 12501632 MACs' "$tmp/out"
+expect 0 "inspect json" -- inspect --json "$shared/models/resnet8_a8w8b16.onnx"
+check "inspect json keys" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["model"] == "resnet8_a8w8b16" and d["input"] == [3, 32, 32]
+assert d["totals"] == dict(d["totals"], layers=21, macs=12501632, params=77706)
+keys = {"name", "op", "inputs", "in_shape", "out_shape", "kernel", "stride", "pad", "groups",
+        "macs", "params", "weight_bits", "act_bits"}
+for l in d["layers"]:
+    assert keys <= set(l), keys - set(l)
+conv = d["layers"][0]
+assert conv["op"] == "conv" and conv["out_shape"] == [16, 32, 32] and conv["pad"] == [1, 1, 1, 1]
+assert conv["macs"] == 16 * 32 * 32 * 3 * 9 and conv["weight_bits"] == 8
+add = [l for l in d["layers"] if l["op"] == "add"][0]
+assert len(add["inputs"]) == 2
+' "$tmp/out"
+expect 0 "bundled model" -- inspect "$src/models/cifar10_quick.onnx"
+
+expect 0 "boards table" -- boards
+check "boards table lists zc706" grep -q '^zc706 ' "$tmp/out"
+expect 0 "boards json" -- boards --json
+check "boards json" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {b["name"] for b in d["boards"]}
+assert names == {"zedboard", "pynq-z2", "zc706", "ultra96-v2", "kv260", "zcu104", "zcu102",
+                 "u200", "u250"}, names
+zc706 = [b for b in d["boards"] if b["name"] == "zc706"][0]
+assert zc706["resources"] == {"DSP": 900, "BRAM18": 1090, "URAM": 0, "LUT": 218600, "FF": 437200}
+' "$tmp/out"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,5 @@
+# Command-line contract tests (cli.md): help, version, exit codes, one-line errors,
+# JSON output.
+add_test(NAME cli_contract
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_SHARED_DIR} ${CMAKE_SOURCE_DIR})

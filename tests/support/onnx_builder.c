@@ -1,0 +1,273 @@
+/* Building small ONNX models for tests; see onnx_builder.h. */
+#include "onnx_builder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *xmalloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p)
+        abort();
+    return p;
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xmalloc(n), s, n);
+}
+
+/* The array grown by one element of the given size. */
+static void *append(void *array, size_t n, size_t size)
+{
+    void *p = realloc(array, (n + 1) * size);
+    if (!p)
+        abort();
+    return p;
+}
+
+Onnx__ModelProto *ob_model_new(void)
+{
+    Onnx__ModelProto *m = xmalloc(sizeof *m);
+    onnx__model_proto__init(m);
+    m->has_ir_version = 1;
+    m->ir_version = 8;
+    m->producer_name = xstrdup("cnnmap-tests");
+    Onnx__OperatorSetIdProto *opset = xmalloc(sizeof *opset);
+    onnx__operator_set_id_proto__init(opset);
+    opset->has_version = 1;
+    opset->version = 13;
+    m->opset_import = append(NULL, 0, sizeof *m->opset_import);
+    m->opset_import[m->n_opset_import++] = opset;
+    m->graph = xmalloc(sizeof *m->graph);
+    onnx__graph_proto__init(m->graph);
+    m->graph->name = xstrdup("test");
+    return m;
+}
+
+void ob_model_free(Onnx__ModelProto *m)
+{
+    if (m)
+        onnx__model_proto__free_unpacked(m, NULL);
+}
+
+static Onnx__ValueInfoProto *value_info(const char *name)
+{
+    Onnx__ValueInfoProto *vi = xmalloc(sizeof *vi);
+    onnx__value_info_proto__init(vi);
+    vi->name = xstrdup(name);
+    return vi;
+}
+
+Onnx__ValueInfoProto *ob_input(Onnx__ModelProto *m, const char *name, int rank,
+                               const int64_t *dims)
+{
+    Onnx__TensorShapeProto *shape = xmalloc(sizeof *shape);
+    onnx__tensor_shape_proto__init(shape);
+    shape->dim = xmalloc((size_t)rank * sizeof *shape->dim);
+    for (int i = 0; i < rank; i++) {
+        Onnx__TensorShapeProto__Dimension *d = xmalloc(sizeof *d);
+        onnx__tensor_shape_proto__dimension__init(d);
+        d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+        d->dim_value = dims[i];
+        shape->dim[shape->n_dim++] = d;
+    }
+    Onnx__TypeProto__Tensor *tensor = xmalloc(sizeof *tensor);
+    onnx__type_proto__tensor__init(tensor);
+    tensor->has_elem_type = 1;
+    tensor->elem_type = 1; /* FLOAT */
+    tensor->shape = shape;
+    Onnx__TypeProto *type = xmalloc(sizeof *type);
+    onnx__type_proto__init(type);
+    type->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    type->tensor_type = tensor;
+
+    Onnx__ValueInfoProto *vi = value_info(name);
+    vi->type = type;
+    Onnx__GraphProto *g = m->graph;
+    g->input = append(g->input, g->n_input, sizeof *g->input);
+    g->input[g->n_input++] = vi;
+    return vi;
+}
+
+Onnx__ValueInfoProto *ob_output(Onnx__ModelProto *m, const char *name)
+{
+    Onnx__ValueInfoProto *vi = value_info(name);
+    Onnx__GraphProto *g = m->graph;
+    g->output = append(g->output, g->n_output, sizeof *g->output);
+    g->output[g->n_output++] = vi;
+    return vi;
+}
+
+/* An initializer with name, dims and type but no data yet; *count is its element
+ * count (meaningful only for small positive dims). */
+static Onnx__TensorProto *new_init(Onnx__ModelProto *m, const char *name, int rank,
+                                   const int64_t *dims, int32_t data_type, size_t *count)
+{
+    Onnx__TensorProto *t = xmalloc(sizeof *t);
+    onnx__tensor_proto__init(t);
+    t->name = xstrdup(name);
+    t->has_data_type = 1;
+    t->data_type = data_type;
+    t->dims = xmalloc((size_t)rank * sizeof *t->dims);
+    t->n_dims = (size_t)rank;
+    *count = 1;
+    for (int i = 0; i < rank; i++) {
+        t->dims[i] = dims[i];
+        *count *= (size_t)dims[i];
+    }
+    Onnx__GraphProto *g = m->graph;
+    g->initializer = append(g->initializer, g->n_initializer, sizeof *g->initializer);
+    g->initializer[g->n_initializer++] = t;
+    return t;
+}
+
+Onnx__TensorProto *ob_init_float(Onnx__ModelProto *m, const char *name, int rank,
+                                 const int64_t *dims, const float *data)
+{
+    size_t count;
+    Onnx__TensorProto *t = new_init(m, name, rank, dims, 1, &count);
+    t->float_data = xmalloc(count * sizeof *t->float_data);
+    t->n_float_data = count;
+    for (size_t i = 0; i < count; i++)
+        t->float_data[i] = data ? data[i] : (float)((i * 7) % 11) * 0.125f - 0.5f;
+    return t;
+}
+
+Onnx__TensorProto *ob_init_int64(Onnx__ModelProto *m, const char *name, int rank,
+                                 const int64_t *dims, const int64_t *data)
+{
+    size_t count;
+    Onnx__TensorProto *t = new_init(m, name, rank, dims, 7, &count);
+    t->int64_data = xmalloc(count * sizeof *t->int64_data);
+    t->n_int64_data = count;
+    memcpy(t->int64_data, data, count * sizeof *t->int64_data);
+    return t;
+}
+
+Onnx__TensorProto *ob_init_raw(Onnx__ModelProto *m, const char *name, int rank,
+                               const int64_t *dims, int32_t data_type, const void *bytes,
+                               size_t len)
+{
+    size_t count;
+    Onnx__TensorProto *t = new_init(m, name, rank, dims, data_type, &count);
+    t->has_raw_data = 1;
+    t->raw_data.len = len;
+    t->raw_data.data = memcpy(xmalloc(len), bytes, len);
+    return t;
+}
+
+static Onnx__StringStringEntryProto *entry(const char *key, const char *value)
+{
+    Onnx__StringStringEntryProto *e = xmalloc(sizeof *e);
+    onnx__string_string_entry_proto__init(e);
+    e->key = xstrdup(key);
+    e->value = xstrdup(value);
+    return e;
+}
+
+Onnx__TensorProto *ob_init_external(Onnx__ModelProto *m, const char *name, int rank,
+                                    const int64_t *dims, const char *location)
+{
+    size_t count;
+    Onnx__TensorProto *t = new_init(m, name, rank, dims, 1, &count);
+    t->has_data_location = 1;
+    t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    t->external_data = xmalloc(2 * sizeof *t->external_data);
+    t->external_data[t->n_external_data++] = entry("location", location);
+    t->external_data[t->n_external_data++] = entry("offset", "0");
+    return t;
+}
+
+/* Splits "a,b,,c" into its fields (empty ones kept). */
+static void split_names(const char *list, size_t *n, char ***names)
+{
+    *n = 0;
+    *names = NULL;
+    if (!list || !*list)
+        return;
+    for (const char *p = list;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char *name = memcpy(xmalloc(len + 1), p, len);
+        name[len] = '\0';
+        *names = append(*names, *n, sizeof **names);
+        (*names)[(*n)++] = name;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+}
+
+Onnx__NodeProto *ob_node(Onnx__ModelProto *m, const char *op_type, const char *name,
+                         const char *inputs, const char *outputs)
+{
+    Onnx__NodeProto *n = xmalloc(sizeof *n);
+    onnx__node_proto__init(n);
+    n->op_type = xstrdup(op_type);
+    if (name)
+        n->name = xstrdup(name);
+    split_names(inputs, &n->n_input, &n->input);
+    split_names(outputs, &n->n_output, &n->output);
+    Onnx__GraphProto *g = m->graph;
+    g->node = append(g->node, g->n_node, sizeof *g->node);
+    g->node[g->n_node++] = n;
+    return n;
+}
+
+void ob_domain(Onnx__NodeProto *n, const char *domain)
+{
+    free(n->domain);
+    n->domain = xstrdup(domain);
+}
+
+static Onnx__AttributeProto *new_attr(Onnx__NodeProto *n, const char *name,
+                                      Onnx__AttributeProto__AttributeType type)
+{
+    Onnx__AttributeProto *a = xmalloc(sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = xstrdup(name);
+    a->has_type = 1;
+    a->type = type;
+    n->attribute = append(n->attribute, n->n_attribute, sizeof *n->attribute);
+    n->attribute[n->n_attribute++] = a;
+    return a;
+}
+
+void ob_attr_int(Onnx__NodeProto *n, const char *name, int64_t v)
+{
+    Onnx__AttributeProto *a = new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
+    a->has_i = 1;
+    a->i = v;
+}
+
+void ob_attr_ints(Onnx__NodeProto *n, const char *name, int count, const int64_t *v)
+{
+    Onnx__AttributeProto *a = new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
+    a->ints = memcpy(xmalloc((size_t)count * sizeof *a->ints), v, (size_t)count * sizeof *a->ints);
+    a->n_ints = (size_t)count;
+}
+
+void ob_attr_float(Onnx__NodeProto *n, const char *name, float v)
+{
+    Onnx__AttributeProto *a = new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
+    a->has_f = 1;
+    a->f = v;
+}
+
+void ob_attr_string(Onnx__NodeProto *n, const char *name, const char *v)
+{
+    Onnx__AttributeProto *a = new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
+    a->has_s = 1;
+    a->s.len = strlen(v);
+    a->s.data = memcpy(xmalloc(a->s.len), v, a->s.len);
+}
+
+uint8_t *ob_pack(const Onnx__ModelProto *m, size_t *len)
+{
+    *len = onnx__model_proto__get_packed_size(m);
+    uint8_t *buf = xmalloc(*len);
+    onnx__model_proto__pack(m, buf);
+    return buf;
+}
