@@ -1,0 +1,10 @@
+/* All of cnnmap's public API. */
+#ifndef CNNMAP_H
+#define CNNMAP_H
+#include <cnnmap/version.h>
+#include <cnnmap/error.h>
+#include <cnnmap/quant.h>
+#include <cnnmap/graph.h>
+#include <cnnmap/model.h>
+#include <cnnmap/board.h>
+#endif
