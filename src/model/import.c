@@ -3,6 +3,10 @@
 #include <cnnmap/model.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,61 +100,39 @@ cm_status cm_import_check_dims(cm_import *im, const char *what, cm_tensor *t)
     return CM_OK;
 }
 
-static cm_status read_whole_file(const char *path, uint8_t **data, size_t *len, cm_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cm_error_set(err, CM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    uint8_t *buf = NULL;
-    size_t size = 0, cap = 0;
-    for (;;) {
-        if (size == cap) {
-            cap = cap ? cap * 2 : 1 << 16;
-            uint8_t *grown = realloc(buf, cap);
-            if (!grown) {
-                free(buf);
-                fclose(f);
-                return cm_error_nomem(err);
-            }
-            buf = grown;
-        }
-        size_t got = fread(buf + size, 1, cap - size, f);
-        size += got;
-        if (got == 0)
-            break;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        free(buf);
-        return cm_error_set(err, CM_EINPUT, "%s: read error", path);
-    }
-    *data = buf;
-    *len = size;
-    return CM_OK;
-}
-
 cm_status cm_model_load(const char *path, cm_graph **out, cm_error *err)
 {
-    uint8_t *data = NULL;
-    size_t len = 0;
-    cm_status st = read_whole_file(path, &data, &len, err);
-    if (st != CM_OK)
-        return st;
-    char *dir = malloc(strlen(path) + 2);
+    *out = NULL;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return cm_error_set(err, CM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return cm_error_set(err, CM_EINPUT, "%s: not a regular file", path);
+    }
+    size_t len = (size_t)sb.st_size;
+    /* Mapping, not reading, spares a copy of what may be hundreds of MB of weights. */
+    void *data = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+    close(fd);
+    if (len && data == MAP_FAILED)
+        return cm_error_set(err, CM_EINPUT, "%s: cannot map: %s", path, strerror(errno));
+    char *dir = strdup(path);
     if (!dir) {
-        free(data);
+        if (len)
+            munmap(data, len);
         return cm_error_nomem(err);
     }
-    strcpy(dir, path);
     char *slash = strrchr(dir, '/');
-    if (slash)
+    const char *data_dir = ".";
+    if (slash) {
         *slash = '\0';
-    else
-        strcpy(dir, ".");
-    st = cm_model_load_buffer(data, len, path, dir, out, err);
+        data_dir = slash == dir ? "/" : dir;
+    }
+    cm_status st = cm_model_load_buffer(data, len, path, data_dir, out, err);
     free(dir);
-    free(data);
+    if (len)
+        munmap(data, len);
     return st;
 }
 
