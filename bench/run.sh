@@ -37,16 +37,9 @@ if ((${#missing[@]})); then
     "$PYTHON" "$ROOT/tests/models/export_torchvision.py" "$MODELS" --only "${missing[@]}" >&2
 fi
 
-# 2. Release build of bench_load (and the library). GCC 12 at -O3 reports a false
-#    -Wmaybe-uninitialized in src/model/import_layers.c (cm_import_reshape_activation's
-#    `from`/`to`, set by cm_import_chw on every CM_OK path), which -Werror turns into a
-#    build failure; the benchmark build keeps it a warning. Clang does not know the flag.
-cflags=()
-if ! "${CC:-cc}" -dM -E - </dev/null 2>/dev/null | grep -q __clang__; then
-    cflags=(-DCMAKE_C_FLAGS=-Wno-error=maybe-uninitialized)
-fi
+# 2. Release build of bench_load (and the library).
 echo "== building $BUILD (Release)" >&2
-cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${cflags[@]}" >&2
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >&2
 cmake --build "$BUILD" --target bench_load -j "$(nproc 2>/dev/null || echo 2)" >&2
 
 # 3. The files to measure.
@@ -60,5 +53,7 @@ else
     echo "run.sh: warning: no shared models in $SHARED; measuring only the exported ones" >&2
 fi
 
-echo "== $BUILD/bench/bench_load $* <${#files[@]} models>" >&2
+# Which sources were measured (read-only: no index refresh, no lock).
+rev=$(git -C "$ROOT" --no-optional-locks describe --always --dirty 2>/dev/null || echo unknown)
+echo "== cnnmap $rev; $BUILD/bench/bench_load $* <${#files[@]} models>" >&2
 exec "$BUILD/bench/bench_load" "$@" "${files[@]}"

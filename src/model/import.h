@@ -14,7 +14,7 @@
 #define CM_MAX_RANK 8
 /* Constants up to this many elements have their values decoded (shapes, scales,
  * bit widths); larger ones are weights, decoded on demand into a layer. */
-#define CM_CONST_VALUES_MAX 65536
+#define CM_CONST_VALUES_MAX 4096
 /* No dimension of a real network comes near this; larger ones are malformed. */
 #define CM_DIM_MAX ((int64_t)1 << 24)
 #define CM_ELEMENTS_MAX ((int64_t)1 << 40)

@@ -746,7 +746,7 @@ cm_status cm_import_reshape_activation(cm_import *im, const Onnx__NodeProto *nod
     if (probe.count != x->count)
         return cm_import_fail(im, node, CM_EINPUT, "changes the element count from %lld to %lld",
                               (long long)x->count, (long long)probe.count);
-    cm_shape from, to;
+    cm_shape from = {0}, to = {0};
     if ((st = cm_import_chw(im, node, x, &from)) != CM_OK ||
         (st = cm_import_chw(im, node, &probe, &to)) != CM_OK)
         return st;
