@@ -29,7 +29,8 @@ cm_status cm_import_fail(cm_import *im, const Onnx__NodeProto *node, cm_status c
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     return cm_error_set(im->err, code, "%s: node '%s' (%s): %s", im->origin,
-                        node->name && *node->name ? node->name : "(unnamed)", node->op_type, what);
+                        node->name && *node->name ? node->name : "(unnamed)",
+                        node->op_type ? node->op_type : "no op_type", what);
 }
 
 cm_tensor *cm_import_find(cm_import *im, const char *name)
@@ -219,7 +220,7 @@ static bool is_initializer(const Onnx__GraphProto *gp, const char *name)
 static cm_status define_sources(cm_import *im, const Onnx__GraphProto *gp)
 {
     for (size_t i = 0; i < gp->n_initializer; i++) {
-        if (cm_import_find(im, gp->initializer[i]->name))
+        if (gp->initializer[i]->name && cm_import_find(im, gp->initializer[i]->name))
             return cm_error_set(im->err, CM_EINPUT, "%s: initializer '%s' is defined twice",
                                 im->origin, gp->initializer[i]->name);
         cm_status st = define_initializer(im, gp->initializer[i]);
@@ -342,9 +343,12 @@ static cm_status run_node(cm_import *im, const Onnx__NodeProto *node)
 {
     cm_node_handler handler = cm_import_handler_for(node->domain, node->op_type);
     if (!handler)
-        return cm_import_fail(im, node, CM_EINPUT, "unknown operator '%s'%s%s", node->op_type,
+        return cm_import_fail(im, node, CM_EINPUT, "unknown operator '%s'%s%s",
+                              node->op_type ? node->op_type : "",
                               node->domain && *node->domain ? " in domain " : "",
                               node->domain ? node->domain : "");
+    if (node->n_output == 0) /* every handler defines output 0 */
+        return cm_import_fail(im, node, CM_EINPUT, "has no output");
     cm_tensor *stack_in[8];
     cm_tensor **in = stack_in;
     if (node->n_input > 8 && !(in = malloc(node->n_input * sizeof *in)))
@@ -364,14 +368,15 @@ static cm_status set_outputs(cm_import *im, const Onnx__GraphProto *gp)
     if (!g->outputs)
         return cm_error_nomem(im->err);
     for (size_t i = 0; i < gp->n_output; i++) {
-        cm_tensor *t = cm_import_find(im, gp->output[i]->name);
+        const char *name = gp->output[i]->name ? gp->output[i]->name : "";
+        cm_tensor *t = cm_import_find(im, name);
         if (!t)
             return cm_error_set(im->err, CM_EINPUT, "%s: graph output '%s' is never produced",
-                                im->origin, gp->output[i]->name);
+                                im->origin, name);
         if (t->kind != CM_TENSOR_ACTIVATION || CM_SOURCE_IS_INPUT(t->source))
             return cm_error_set(im->err, CM_EINPUT,
                                 "%s: graph output '%s' is not computed by any layer", im->origin,
-                                gp->output[i]->name);
+                                name);
         g->outputs[g->n_outputs++] = t->source;
     }
     if (g->n_outputs == 0)
@@ -430,6 +435,9 @@ cm_status cm_model_load_buffer(const void *data, size_t len, const char *origin,
                                cm_graph **out, cm_error *err)
 {
     *out = NULL;
+    cm_error local = {0}; /* the handlers read back the code they set */
+    if (!err)
+        err = &local;
     if (len == 0)
         return cm_error_set(err, CM_EINPUT, "%s: empty file", origin);
     cm_import im = {.origin = origin, .dir = dir ? dir : ".", .err = err};
@@ -449,6 +457,10 @@ cm_status cm_model_load_buffer(const void *data, size_t len, const char *origin,
     import_free(&im);
     if (st != CM_OK) {
         cm_graph_free(im.g);
+        /* Names come from the file and may hold any byte: keep the message one line. */
+        for (char *p = err->message; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
         return st;
     }
     *out = im.g;

@@ -88,6 +88,8 @@ double cm_attr_float(const Onnx__NodeProto *node, const char *name, double dflt)
 void cm_attr_string(const Onnx__NodeProto *node, const char *name, char *buf, size_t size);
 /* Number of ints (up to max) copied into out; -1 when absent. */
 int cm_attr_ints(const Onnx__NodeProto *node, const char *name, int64_t *out, int max);
+/* A decoded value as an integer, saturating (INT64_MAX is 2^63 as a double); NaN is 0. */
+int64_t cm_to_int64(double v);
 
 /* The layer shape (C, H, W) of a feature map tensor. */
 cm_status cm_import_chw(cm_import *im, const Onnx__NodeProto *node, const cm_tensor *t,

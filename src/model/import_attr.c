@@ -12,6 +12,17 @@ const Onnx__AttributeProto *cm_attr(const Onnx__NodeProto *node, const char *nam
     return NULL;
 }
 
+int64_t cm_to_int64(double v)
+{
+    if (v != v)
+        return 0;
+    if (v >= 9223372036854775808.0)
+        return INT64_MAX;
+    if (v <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)v;
+}
+
 int64_t cm_attr_int(const Onnx__NodeProto *node, const char *name, int64_t dflt)
 {
     const Onnx__AttributeProto *a = cm_attr(node, name);
@@ -20,7 +31,7 @@ int64_t cm_attr_int(const Onnx__NodeProto *node, const char *name, int64_t dflt)
     if (a->has_i)
         return a->i;
     if (a->has_f)
-        return (int64_t)a->f;
+        return cm_to_int64(a->f);
     return dflt;
 }
 

@@ -89,7 +89,7 @@ static int read_axes(const Onnx__NodeProto *node, cm_tensor **in, int n_in, int6
     if (n < 0 && n_in > 1 && in[1] && in[1]->values && in[1]->count <= CM_MAX_RANK) {
         n = (int)in[1]->count;
         for (int i = 0; i < n; i++)
-            axes[i] = (int64_t)in[1]->values[i];
+            axes[i] = cm_to_int64(in[1]->values[i]);
     }
     return n;
 }
@@ -178,7 +178,7 @@ static cm_status op_gather(cm_import *im, const Onnx__NodeProto *node, cm_tensor
         return cm_error_nomem(im->err);
     for (int64_t o = 0; o < outer; o++)
         for (int64_t j = 0; j < idx->count; j++) {
-            int64_t k = (int64_t)idx->values[j];
+            int64_t k = cm_to_int64(idx->values[j]);
             if (k < 0)
                 k += span;
             if (k < 0 || k >= span) {
@@ -247,7 +247,7 @@ static cm_status op_reshape(cm_import *im, const Onnx__NodeProto *node, cm_tenso
     int rank = (int)shape->count, infer = -1;
     int64_t dims[CM_MAX_RANK], known = 1;
     for (int i = 0; i < rank; i++) {
-        dims[i] = (int64_t)shape->values[i];
+        dims[i] = cm_to_int64(shape->values[i]);
         if (dims[i] == 0 && cm_attr_int(node, "allowzero", 0) == 0)
             dims[i] = i < x->rank ? x->dims[i] : 0;
         if (dims[i] == -1 && infer < 0)
@@ -320,7 +320,7 @@ static cm_status op_slice(cm_import *im, const Onnx__NodeProto *node, cm_tensor 
         if (n_in > input && in[input]) {
             if ((st = need_values(im, node, in[input])) != CM_OK)
                 return st;
-            bounds[k] = (int64_t)in[input]->values[0];
+            bounds[k] = cm_to_int64(in[input]->values[0]);
         }
     }
     int64_t len = in[0]->count, step = bounds[2];

@@ -385,7 +385,7 @@ static cm_status op_reduce_mean(cm_import *im, const Onnx__NodeProto *node, cm_t
     if (n < 0 && n_in > 1 && in[1] && in[1]->values && in[1]->count <= CM_MAX_RANK) {
         n = (int)in[1]->count;
         for (int i = 0; i < n; i++)
-            axes[i] = (int64_t)in[1]->values[i];
+            axes[i] = cm_to_int64(in[1]->values[i]);
     }
     bool spatial = n_in > 0 && in[0] && in[0]->rank == 4 && n == 2 &&
                    ((axes[0] == 2 || axes[0] == -2) && (axes[1] == 3 || axes[1] == -1));
@@ -631,9 +631,9 @@ static cm_status upsample(cm_import *im, const Onnx__NodeProto *node, cm_tensor 
     int64_t dims[4] = {1, x->dims[1], 0, 0};
     for (int i = 2; i < 4; i++) {
         if (sizes)
-            dims[i] = (int64_t)sizes->values[i];
+            dims[i] = cm_to_int64(sizes->values[i]);
         else
-            dims[i] = (int64_t)floor((double)x->dims[i] * scales[i]);
+            dims[i] = cm_to_int64(floor((double)x->dims[i] * scales[i]));
         if (!(scales ? scales[0] == 1 && scales[1] == 1
                      : sizes->values[0] == 1 && sizes->values[1] == x->dims[1]))
             return cm_import_fail(im, node, CM_EINPUT, "only spatial axes may be scaled");
@@ -694,7 +694,7 @@ static cm_status op_pad(cm_import *im, const Onnx__NodeProto *node, cm_tensor **
     if (n < 0 && n_in > 1 && in[1] && in[1]->values && in[1]->count <= 2 * CM_MAX_RANK) {
         n = (int)in[1]->count;
         for (int i = 0; i < n; i++)
-            pads[i] = (int64_t)in[1]->values[i];
+            pads[i] = cm_to_int64(in[1]->values[i]);
     }
     if (n != 2 * x->rank)
         return cm_import_fail(im, node, CM_EINPUT, "pads must be %d constants", 2 * x->rank);

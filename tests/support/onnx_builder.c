@@ -27,6 +27,18 @@ static void *append(void *array, size_t n, size_t size)
     return p;
 }
 
+static void add_opset(Onnx__ModelProto *m, const char *domain, int64_t version)
+{
+    Onnx__OperatorSetIdProto *opset = xmalloc(sizeof *opset);
+    onnx__operator_set_id_proto__init(opset);
+    if (domain)
+        opset->domain = xstrdup(domain);
+    opset->has_version = 1;
+    opset->version = version;
+    m->opset_import = append(m->opset_import, m->n_opset_import, sizeof *m->opset_import);
+    m->opset_import[m->n_opset_import++] = opset;
+}
+
 Onnx__ModelProto *ob_model_new(void)
 {
     Onnx__ModelProto *m = xmalloc(sizeof *m);
@@ -34,12 +46,7 @@ Onnx__ModelProto *ob_model_new(void)
     m->has_ir_version = 1;
     m->ir_version = 8;
     m->producer_name = xstrdup("cnnmap-tests");
-    Onnx__OperatorSetIdProto *opset = xmalloc(sizeof *opset);
-    onnx__operator_set_id_proto__init(opset);
-    opset->has_version = 1;
-    opset->version = 13;
-    m->opset_import = append(NULL, 0, sizeof *m->opset_import);
-    m->opset_import[m->n_opset_import++] = opset;
+    add_opset(m, NULL, 13);
     m->graph = xmalloc(sizeof *m->graph);
     onnx__graph_proto__init(m->graph);
     m->graph->name = xstrdup("test");
@@ -52,27 +59,9 @@ void ob_model_free(Onnx__ModelProto *m)
         onnx__model_proto__free_unpacked(m, NULL);
 }
 
-static Onnx__ValueInfoProto *value_info(const char *name)
+/* A float32 value of the given shape. */
+static Onnx__ValueInfoProto *value_info(const char *name, Onnx__TensorShapeProto *shape)
 {
-    Onnx__ValueInfoProto *vi = xmalloc(sizeof *vi);
-    onnx__value_info_proto__init(vi);
-    vi->name = xstrdup(name);
-    return vi;
-}
-
-Onnx__ValueInfoProto *ob_input(Onnx__ModelProto *m, const char *name, int rank,
-                               const int64_t *dims)
-{
-    Onnx__TensorShapeProto *shape = xmalloc(sizeof *shape);
-    onnx__tensor_shape_proto__init(shape);
-    shape->dim = xmalloc((size_t)rank * sizeof *shape->dim);
-    for (int i = 0; i < rank; i++) {
-        Onnx__TensorShapeProto__Dimension *d = xmalloc(sizeof *d);
-        onnx__tensor_shape_proto__dimension__init(d);
-        d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-        d->dim_value = dims[i];
-        shape->dim[shape->n_dim++] = d;
-    }
     Onnx__TypeProto__Tensor *tensor = xmalloc(sizeof *tensor);
     onnx__type_proto__tensor__init(tensor);
     tensor->has_elem_type = 1;
@@ -82,18 +71,44 @@ Onnx__ValueInfoProto *ob_input(Onnx__ModelProto *m, const char *name, int rank,
     onnx__type_proto__init(type);
     type->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
     type->tensor_type = tensor;
-
-    Onnx__ValueInfoProto *vi = value_info(name);
+    Onnx__ValueInfoProto *vi = xmalloc(sizeof *vi);
+    onnx__value_info_proto__init(vi);
+    vi->name = xstrdup(name);
     vi->type = type;
+    return vi;
+}
+
+static Onnx__TensorShapeProto *shape_of(int rank, const int64_t *dims)
+{
+    Onnx__TensorShapeProto *shape = xmalloc(sizeof *shape);
+    onnx__tensor_shape_proto__init(shape);
+    shape->dim = xmalloc((size_t)rank * sizeof *shape->dim);
+    for (int i = 0; i < rank; i++) {
+        Onnx__TensorShapeProto__Dimension *d = xmalloc(sizeof *d);
+        onnx__tensor_shape_proto__dimension__init(d);
+        if (dims) {
+            d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+            d->dim_value = dims[i];
+        }
+        shape->dim[shape->n_dim++] = d;
+    }
+    return shape;
+}
+
+Onnx__ValueInfoProto *ob_input(Onnx__ModelProto *m, const char *name, int rank,
+                               const int64_t *dims)
+{
+    Onnx__ValueInfoProto *vi = value_info(name, shape_of(rank, dims));
     Onnx__GraphProto *g = m->graph;
     g->input = append(g->input, g->n_input, sizeof *g->input);
     g->input[g->n_input++] = vi;
     return vi;
 }
 
-Onnx__ValueInfoProto *ob_output(Onnx__ModelProto *m, const char *name)
+Onnx__ValueInfoProto *ob_output(Onnx__ModelProto *m, const char *name, int rank,
+                                const int64_t *dims)
 {
-    Onnx__ValueInfoProto *vi = value_info(name);
+    Onnx__ValueInfoProto *vi = value_info(name, shape_of(rank, dims));
     Onnx__GraphProto *g = m->graph;
     g->output = append(g->output, g->n_output, sizeof *g->output);
     g->output[g->n_output++] = vi;
@@ -216,10 +231,14 @@ Onnx__NodeProto *ob_node(Onnx__ModelProto *m, const char *op_type, const char *n
     return n;
 }
 
-void ob_domain(Onnx__NodeProto *n, const char *domain)
+void ob_domain(Onnx__ModelProto *m, Onnx__NodeProto *n, const char *domain)
 {
     free(n->domain);
     n->domain = xstrdup(domain);
+    for (size_t i = 0; i < m->n_opset_import; i++)
+        if (m->opset_import[i]->domain && strcmp(m->opset_import[i]->domain, domain) == 0)
+            return;
+    add_opset(m, domain, 1);
 }
 
 static Onnx__AttributeProto *new_attr(Onnx__NodeProto *n, const char *name,

@@ -22,8 +22,10 @@ void ob_model_free(Onnx__ModelProto *m);
 Onnx__ValueInfoProto *ob_input(Onnx__ModelProto *m, const char *name, int rank,
                                const int64_t *dims);
 
-/* Appends a graph output (type left out: the importer does not read it). */
-Onnx__ValueInfoProto *ob_output(Onnx__ModelProto *m, const char *name);
+/* Appends a float32 graph output; dims may be NULL for a known rank only (the
+ * importer does not read output shapes). */
+Onnx__ValueInfoProto *ob_output(Onnx__ModelProto *m, const char *name, int rank,
+                                const int64_t *dims);
 
 /* Initializers. The element count is the product of dims (1 for rank 0).
  * ob_init_float: float_data copied from data, or a fixed pattern when data is NULL.
@@ -46,7 +48,8 @@ Onnx__TensorProto *ob_init_external(Onnx__ModelProto *m, const char *name, int r
  * all. name may be NULL for an unnamed node. */
 Onnx__NodeProto *ob_node(Onnx__ModelProto *m, const char *op_type, const char *name,
                          const char *inputs, const char *outputs);
-void ob_domain(Onnx__NodeProto *n, const char *domain);
+/* Puts the node in a custom domain, imported at version 1. */
+void ob_domain(Onnx__ModelProto *m, Onnx__NodeProto *n, const char *domain);
 
 /* Node attributes. */
 void ob_attr_int(Onnx__NodeProto *n, const char *name, int64_t v);
