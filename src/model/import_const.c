@@ -20,7 +20,8 @@ static cm_status define_const(cm_import *im, const Onnx__NodeProto *node, int ra
                               const int64_t *dims, double *values)
 {
     cm_tensor probe = {.rank = rank};
-    memcpy(probe.dims, dims, (size_t)rank * sizeof *dims);
+    if (rank > 0) /* a scalar has no dims array */
+        memcpy(probe.dims, dims, (size_t)rank * sizeof *dims);
     cm_status st = cm_import_check_dims(im, "constant", &probe);
     cm_tensor *t = st == CM_OK ? cm_import_define(im, node->output[0], CM_TENSOR_CONST, rank, dims)
                                : NULL;
@@ -253,8 +254,8 @@ static cm_status op_reshape(cm_import *im, const Onnx__NodeProto *node, cm_tenso
         if (dims[i] == -1 && infer < 0)
             infer = i;
         else if (dims[i] <= 0 || dims[i] > CM_DIM_MAX)
-            return cm_import_fail(im, node, CM_EINPUT, "bad target dimension %lld",
-                                  (long long)shape->values[i]);
+            return cm_import_fail(im, node, CM_EINPUT, "bad target dimension %g",
+                                  shape->values[i]);
         else
             known *= dims[i];
     }

@@ -588,6 +588,8 @@ cm_status cm_import_elementwise(cm_import *im, const Onnx__NodeProto *node, cm_t
 cm_status cm_import_concat_activations(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in,
                                        int n_in)
 {
+    if (n_in < 1)
+        return cm_import_fail(im, node, CM_EINPUT, "needs at least one input");
     for (int k = 0; k < n_in; k++) {
         cm_status st = cm_import_need(im, node, in, n_in, k, CM_TENSOR_ACTIVATION);
         if (st != CM_OK)
