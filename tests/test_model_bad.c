@@ -6,6 +6,8 @@
 
 #include <cnnmap/model.h>
 
+#include "model/import.h" /* CM_CONST_VALUES_MAX */
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +414,220 @@ static void test_raw_data_size(void **state)
     expect_bad(m, "typed.onnx", "'B'", "holds 2 values where its dims need 3");
 }
 
+/* A model whose tensors claim far more data than the file holds must be rejected
+ * without allocating for the claim. */
+static void test_huge_claims(void **state)
+{
+    (void)state;
+    /* 2^40 weights with 10 bytes of data. */
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 1024, 1024, 1024});
+    ob_init_raw(m, "W", 4, (int64_t[]){1024, 1024, 1024, 1024}, 1, "0123456789", 10);
+    ob_node(m, "Conv", "conv", "x,W", "y");
+    ob_output(m, "y", 4, NULL);
+    expect_bad(m, "huge-raw.onnx", "'W'", "holds 10 bytes of data");
+
+    /* Constants up to CM_CONST_VALUES_MAX values have them decoded (shapes); one
+     * computed from them that is larger keeps only its dims. Gathering n rows of n / 2
+     * values from a 2 x n / 2 constant would otherwise hold n^2 / 2 values. */
+    enum { n = CM_CONST_VALUES_MAX };
+    int8_t *zeros = calloc(n, 1);
+    assert_non_null(zeros);
+    m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 4, 4});
+    ob_init_raw(m, "data", 2, (int64_t[]){2, n / 2}, 3, zeros, n);
+    ob_init_raw(m, "idx", 1, (int64_t[]){n}, 3, zeros, n);
+    Onnx__NodeProto *node = ob_node(m, "Gather", "gather", "data,idx", "big");
+    ob_attr_int(node, "axis", 0);
+    ob_node(m, "Reshape", "use", "x,big", "y");
+    ob_output(m, "y", 4, NULL);
+    expect_bad(m, "huge-gather.onnx", "node 'use'", "'big' has no values");
+
+    /* The same for concatenating one n-value constant with itself 1000 times. */
+    m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 4, 4});
+    ob_init_raw(m, "v", 1, (int64_t[]){n}, 3, zeros, n);
+    free(zeros);
+    char list[2000];
+    for (int i = 0; i < 1000; i++)
+        memcpy(list + 2 * i, i < 999 ? "v," : "v", 2);
+    list[1999] = '\0';
+    node = ob_node(m, "Concat", "concat", list, "big");
+    ob_attr_int(node, "axis", 0);
+    ob_node(m, "Reshape", "use", "x,big", "y");
+    ob_output(m, "y", 4, NULL);
+    expect_bad(m, "huge-concat.onnx", "node 'use'", "'big' has no values");
+}
+
+/* External data is read from beside the model file; a file shorter than the dims
+ * claim is rejected before anything is allocated for them. */
+static void test_external_data(void **state)
+{
+    (void)state;
+    const float w[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    char data_path[256], model_path[256];
+    cm_test_write_temp(w, sizeof w, ".bin", data_path, sizeof data_path);
+    const char *location = strrchr(data_path, '/') + 1;
+    const int64_t dims[2][4] = {{4, 2, 1, 1}, {1024, 1024, 1024, 1024}};
+    const int64_t x_dims[2][4] = {{1, 2, 4, 4}, {1, 1024, 1024, 1024}};
+    for (int big = 0; big < 2; big++) {
+        Onnx__ModelProto *m = ob_model_new();
+        ob_input(m, "x", 4, x_dims[big]);
+        ob_init_external(m, "W", 4, dims[big], location);
+        ob_node(m, "Conv", "conv", "x,W", "y");
+        ob_output(m, "y", 4, NULL);
+        size_t len;
+        uint8_t *buf = ob_pack(m, &len);
+        ob_model_free(m);
+        cm_test_write_temp(buf, len, ".onnx", model_path, sizeof model_path);
+        free(buf);
+        cm_graph *g = (cm_graph *)1;
+        cm_error err = {0};
+        cm_status st = cm_model_load(model_path, &g, &err);
+        unlink(model_path);
+        if (big) {
+            check_rejected(st, g, &err, model_path);
+            assert_contains(err.message, "is shorter than offset 0 + 4398046511104 bytes");
+            continue;
+        }
+        if (st != CM_OK)
+            fail_msg("%s", err.message);
+        assert_int_equal(g->layers[0].n_weights, 8);
+        for (int i = 0; i < 8; i++)
+            assert_near(g->layers[0].weights[i], w[i]);
+        cm_graph_free(g);
+    }
+    unlink(data_path);
+}
+
+/* A convolution whose multiply-accumulates overflow 64 bits: 2^40 outputs of 2^24. */
+static void test_mac_overflow(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 16, 1, 1});
+    ob_init_external(m, "W", 4, (int64_t[]){65536, 16, 1024, 1024}, "weights.bin");
+    Onnx__NodeProto *n = ob_node(m, "Conv", "conv", "x,W", "y");
+    /* 1 + 2 x 2559 - 1024 + 1 = 4096 rows and columns. */
+    ob_attr_ints(n, "pads", 4, (int64_t[]){2559, 2559, 2559, 2559});
+    ob_output(m, "y", 4, NULL);
+    expect_bad(m, "macs.onnx", "'conv'", "overflows");
+}
+
+/* Names come from the file and may hold line breaks; the message stays one line. */
+static void test_names_with_newlines(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 4, 4});
+    ob_node(m, "Foo\nBar", "two\nlines\r", "x", "y");
+    ob_output(m, "y", 4, NULL);
+    expect_bad(m, "newline.onnx", "two?lines?", "Foo?Bar");
+}
+
+/* Missing optional strings: an initializer, output or op_type without a name. */
+static void test_missing_names(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 4, 4});
+    Onnx__TensorProto *t = ob_init_float(m, "W", 1, (int64_t[]){2}, NULL);
+    free(t->name);
+    t->name = NULL;
+    ob_node(m, "Relu", "relu", "x", "y");
+    ob_output(m, "y", 4, NULL);
+    expect_bad(m, "no-init-name.onnx", "initializer has no name", NULL);
+
+    m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 4, 4});
+    ob_node(m, "Relu", "relu", "x", "y");
+    Onnx__ValueInfoProto *vi = ob_output(m, "y", 4, NULL);
+    free(vi->name);
+    vi->name = NULL;
+    expect_bad(m, "no-output-name.onnx", "graph output ''", NULL);
+
+    m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 4, 4});
+    Onnx__NodeProto *n = ob_node(m, "Relu", "nameless", "x", "y");
+    free(n->op_type);
+    n->op_type = NULL;
+    ob_output(m, "y", 4, NULL);
+    expect_bad(m, "no-op-type.onnx", "node 'nameless'", "unknown operator");
+
+    /* A node without outputs. */
+    m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 4, 4});
+    ob_node(m, "Relu", "relu", "x", "y");
+    ob_node(m, "Relu", "sink", "y", NULL);
+    ob_output(m, "y", 4, NULL);
+    expect_bad(m, "no-node-output.onnx", "node 'sink'", "no output");
+
+    /* A Concat without inputs. */
+    m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 4, 4});
+    ob_node(m, "Concat", "concat", NULL, "y");
+    ob_output(m, "y", 4, NULL);
+    expect_bad(m, "empty-concat.onnx", "node 'concat'", NULL);
+}
+
+/* The error record is optional. */
+static void test_null_error(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 4, 4});
+    ob_init_float(m, "W", 4, (int64_t[]){4, 1, 3, 3}, NULL);
+    Onnx__NodeProto *n = ob_node(m, "Conv", "conv", "x,W", "y");
+    ob_attr_int(n, "group", 3);
+    ob_output(m, "y", 4, NULL);
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_model_free(m);
+    cm_graph *g = (cm_graph *)1;
+    assert_int_equal(cm_model_load_buffer(buf, len, "null-err.onnx", NULL, &g, NULL), CM_EINPUT);
+    assert_null(g);
+    free(buf);
+}
+
+/* PyTorch writes Slice ends as INT64_MAX ("to the end"). */
+static void test_slice_to_end(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 4, 2, 2});
+    ob_init_float(m, "W", 2, (int64_t[]){16, 3}, NULL);
+    ob_init_int64(m, "starts", 1, (int64_t[]){1}, (int64_t[]){1});
+    ob_init_int64(m, "ends", 1, (int64_t[]){1}, (int64_t[]){INT64_MAX});
+    ob_init_int64(m, "batch", 1, (int64_t[]){1}, (int64_t[]){1});
+    ob_node(m, "Shape", "shape", "x", "s");
+    ob_node(m, "Slice", "slice", "s,starts,ends", "chw"); /* [4, 2, 2] */
+    ob_node(m, "ReduceProd", "prod", "chw", "n");
+    ob_output(m, "n", 1, NULL);
+    /* ReduceProd is no supported operator: the slice itself must have worked. */
+    expect_bad(m, "slice.onnx", "node 'prod'", "unknown operator 'ReduceProd'");
+
+    m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 4, 2, 2});
+    ob_init_float(m, "W", 2, (int64_t[]){16, 3}, NULL);
+    ob_init_int64(m, "starts", 1, (int64_t[]){1}, (int64_t[]){0});
+    ob_init_int64(m, "ends", 1, (int64_t[]){1}, (int64_t[]){INT64_MAX});
+    ob_init_int64(m, "m1", 1, (int64_t[]){1}, (int64_t[]){-1});
+    ob_init_int64(m, "zero", 0, NULL, (int64_t[]){0});
+    ob_init_int64(m, "axes", 1, (int64_t[]){1}, (int64_t[]){0});
+    ob_node(m, "Shape", "shape", "x", "s");
+    ob_node(m, "Slice", "slice", "s,starts,ends", "s2");
+    ob_node(m, "Gather", "gather", "s2,zero", "b");
+    ob_node(m, "Unsqueeze", "unsqueeze", "b,axes", "b1");
+    Onnx__NodeProto *n = ob_node(m, "Concat", "concat", "b1,m1", "target");
+    ob_attr_int(n, "axis", 0);
+    ob_node(m, "Reshape", "reshape", "x,target", "flat");
+    ob_node(m, "MatMul", "fc", "flat,W", "y");
+    ob_output(m, "y", 2, NULL);
+    cm_graph *g = expect_good(m, "slice-ok.onnx");
+    assert_shape(layer_named(g, "fc")->in_shape, 4, 2, 2);
+    cm_graph_free(g);
+}
+
 /* ---- Layer geometry ---- */
 
 static void test_conv_kernel_too_large(void **state)
@@ -809,6 +1025,13 @@ int main(void)
         cmocka_unit_test(test_outputs_and_inputs),
         cmocka_unit_test(test_bad_dims),
         cmocka_unit_test(test_raw_data_size),
+        cmocka_unit_test(test_huge_claims),
+        cmocka_unit_test(test_external_data),
+        cmocka_unit_test(test_mac_overflow),
+        cmocka_unit_test(test_names_with_newlines),
+        cmocka_unit_test(test_missing_names),
+        cmocka_unit_test(test_null_error),
+        cmocka_unit_test(test_slice_to_end),
         cmocka_unit_test(test_conv_kernel_too_large),
         cmocka_unit_test(test_conv_group),
         cmocka_unit_test(test_gemm_features),

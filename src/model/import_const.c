@@ -174,6 +174,8 @@ static cm_status op_gather(cm_import *im, const Onnx__NodeProto *node, cm_tensor
     for (int i = axis + 1; i < data->rank; i++)
         inner *= dims[rank++] = data->dims[i];
     int64_t span = data->dims[axis], total = outer * idx->count * inner;
+    if (total > CM_CONST_VALUES_MAX) /* too large to be a shape: dims only */
+        return define_const(im, node, rank, dims, NULL);
     double *v = malloc((size_t)(total ? total : 1) * sizeof *v);
     if (!v)
         return cm_error_nomem(im->err);
@@ -434,6 +436,8 @@ static cm_status op_concat(cm_import *im, const Onnx__NodeProto *node, cm_tensor
     for (int i = axis + 1; i < rank; i++)
         inner *= dims[i];
     int64_t total = outer * dims[axis] * inner;
+    if (total > CM_CONST_VALUES_MAX) /* too large to be a shape: dims only */
+        return define_const(im, node, rank, dims, NULL);
     double *v = malloc((size_t)(total ? total : 1) * sizeof *v), *p = v;
     if (!v)
         return cm_error_nomem(im->err);

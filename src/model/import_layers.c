@@ -78,7 +78,9 @@ cm_status cm_import_layer_output(cm_import *im, const Onnx__NodeProto *node, int
     if (!t)
         return cm_error_nomem(im->err);
     t->source = im->g->n_layers - 1;
-    return cm_layer_compute_cost(l, im->err);
+    if ((st = cm_layer_compute_cost(l, im->err)) != CM_OK)
+        cm_error_prefix(im->err, im->origin); /* its message names only the layer */
+    return st;
 }
 
 /* Layers whose output values lie in the input's domain keep its quantisation. */

@@ -106,20 +106,25 @@ static cm_status read_external(cm_import *im, const Onnx__TensorProto *tp, size_
     const char *offset_s = external_field(tp, "offset");
     if (!location || !*location)
         return cm_error_set(im->err, CM_EINPUT, "%s: initializer '%s': external data has no location",
-                            im->origin, tp->name);
+                            im->origin, tp->name ? tp->name : "");
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", im->dir, location);
     FILE *f = fopen(path, "rb");
     if (!f)
         return CM_OK;
     long offset = offset_s ? strtol(offset_s, NULL, 10) : 0;
-    uint8_t *buf = malloc(need ? need : 1);
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    /* The file must hold the bytes before we allocate for them. */
+    bool fits = offset >= 0 && size >= offset && (unsigned long)(size - offset) >= need &&
+                fseek(f, offset, SEEK_SET) == 0;
+    uint8_t *buf = fits ? malloc(need ? need : 1) : NULL;
     cm_status st = CM_OK;
-    if (!buf)
+    if (fits && !buf)
         st = cm_error_nomem(im->err);
-    else if (offset < 0 || fseek(f, offset, SEEK_SET) != 0 || fread(buf, 1, need, f) != need)
+    else if (!fits || fread(buf, 1, need, f) != need)
         st = cm_error_set(im->err, CM_EINPUT, "%s: initializer '%s': external file %s is shorter "
-                          "than offset %ld + %zu bytes", im->origin, tp->name, path, offset, need);
+                          "than offset %ld + %zu bytes", im->origin, tp->name ? tp->name : "",
+                          path, offset, need);
     fclose(f);
     if (st != CM_OK)
         free(buf);
@@ -198,22 +203,22 @@ cm_status cm_tensor_read_floats(cm_import *im, const cm_tensor *t, float **out)
     *out = NULL;
     if (t->data_absent || (!t->proto && !t->values))
         return CM_OK;
+    tensor_source src = {0};
+    if (!t->values) {
+        /* Opened first: the file must hold the data before we allocate for it. */
+        cm_status st = open_source(im, t->proto, t->count, &src);
+        if (st != CM_OK || src.absent)
+            return st;
+    }
     float *dst = malloc((size_t)t->count * sizeof *dst);
-    if (!dst)
+    if (!dst) {
+        free(src.owned);
         return cm_error_nomem(im->err);
-    if (t->values) {
+    }
+    if (t->values)
         for (int64_t i = 0; i < t->count; i++)
             dst[i] = (float)t->values[i];
-        *out = dst;
-        return CM_OK;
-    }
-    tensor_source src;
-    cm_status st = open_source(im, t->proto, t->count, &src);
-    if (st != CM_OK || src.absent) {
-        free(dst);
-        return st;
-    }
-    if (src.raw && t->proto->data_type == DT_FLOAT)
+    else if (src.raw && t->proto->data_type == DT_FLOAT)
         memcpy(dst, src.raw, (size_t)t->count * sizeof *dst);
     else
         for (int64_t i = 0; i < t->count; i++)

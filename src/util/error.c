@@ -25,8 +25,12 @@ void cm_error_prefix(cm_error *err, const char *prefix)
     memcpy(old, err->message, sizeof old);
     old[sizeof old - 1] = '\0';
     int n = snprintf(err->message, sizeof err->message, "%s: ", prefix);
-    if (n >= 0 && (size_t)n < sizeof err->message)
-        strncat(err->message, old, sizeof err->message - (size_t)n - 1);
+    if (n >= 0 && (size_t)n < sizeof err->message) {
+        size_t room = sizeof err->message - (size_t)n - 1;
+        size_t len = strnlen(old, room);
+        memcpy(err->message + n, old, len);
+        err->message[(size_t)n + len] = '\0';
+    }
 }
 
 void cm_error_clear(cm_error *err)
