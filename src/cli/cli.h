@@ -31,6 +31,11 @@ int cm_cli_usage_error(const char *command, const char *fmt, ...)
 /* True when argv holds --help or -h: prints usage to stdout. */
 bool cm_cli_wants_help(int argc, char **argv, const char *usage);
 
+/* Parses the options of a command whose only option is --json; *first_arg is the
+ * index of its first positional argument. Returns 0 or the usage exit code. */
+int cm_cli_parse_json_flag(int argc, char **argv, const char *command, bool *json,
+                           int *first_arg);
+
 /* Prints a JSON object on stdout, one line per key for reading. */
 int cm_cli_print_json(json_t *obj);
 

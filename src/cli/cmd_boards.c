@@ -1,5 +1,4 @@
 /* `cnnmap boards [--json]`: the built-in boards and their resources. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -39,16 +38,12 @@ static void print_row(const cm_board *b)
 
 int cm_cli_boards(int argc, char **argv)
 {
-    static const struct option options[] = {{"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
     bool json = false;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        if (c != 'j')
-            return cm_cli_usage_error("boards", "unknown option '%s'", argv[optind - 1]);
-        json = true;
-    }
-    if (optind != argc)
+    int first_arg = 0;
+    int usage = cm_cli_parse_json_flag(argc, argv, "boards", &json, &first_arg);
+    if (usage != CM_OK)
+        return usage;
+    if (first_arg != argc)
         return cm_cli_usage_error("boards", "takes no arguments");
     json_t *list = json_array();
     if (!json)

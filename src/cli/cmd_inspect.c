@@ -1,5 +1,4 @@
 /* `cnnmap inspect MODEL [--json]`: the layers a model file holds, as read. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -114,20 +113,16 @@ static void print_table(const cm_graph *g)
 
 int cm_cli_inspect(int argc, char **argv)
 {
-    static const struct option options[] = {{"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
     bool json = false;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        if (c != 'j')
-            return cm_cli_usage_error("inspect", "unknown option '%s'", argv[optind - 1]);
-        json = true;
-    }
-    if (optind != argc - 1)
+    int first_arg = 0;
+    int usage = cm_cli_parse_json_flag(argc, argv, "inspect", &json, &first_arg);
+    if (usage != CM_OK)
+        return usage;
+    if (first_arg != argc - 1)
         return cm_cli_usage_error("inspect", "expects exactly one MODEL file");
     cm_error err = {0};
     cm_graph *g = NULL;
-    if (cm_model_load(argv[optind], &g, &err) != CM_OK)
+    if (cm_model_load(argv[first_arg], &g, &err) != CM_OK)
         return cm_cli_fail(&err);
     int rc = CM_OK;
     if (json)

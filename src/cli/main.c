@@ -1,4 +1,5 @@
 /* cnnmap's entry point: dispatches to the commands of cli.md. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +49,21 @@ bool cm_cli_wants_help(int argc, char **argv, const char *usage)
             return true;
         }
     return false;
+}
+
+int cm_cli_parse_json_flag(int argc, char **argv, const char *command, bool *json,
+                           int *first_arg)
+{
+    static const struct option options[] = {{"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        if (c != 'j')
+            return cm_cli_usage_error(command, "unknown option '%s'", argv[optind - 1]);
+        *json = true;
+    }
+    *first_arg = optind;
+    return CM_OK;
 }
 
 int cm_cli_print_json(json_t *obj)
