@@ -7,4 +7,9 @@
 #include <cnnmap/graph.h>
 #include <cnnmap/model.h>
 #include <cnnmap/board.h>
+#include <cnnmap/backend.h>
+#include <cnnmap/design.h>
+#include <cnnmap/design_io.h>
+#include <cnnmap/export.h>
+#include <cnnmap/optimise.h>
 #endif

@@ -17,9 +17,32 @@ typedef struct cm_cli_command {
 
 int cm_cli_inspect(int argc, char **argv);
 int cm_cli_boards(int argc, char **argv);
+int cm_cli_optimise(int argc, char **argv);
+int cm_cli_evaluate(int argc, char **argv);
+int cm_cli_export(int argc, char **argv);
 
 extern const char cm_cli_inspect_usage[];
 extern const char cm_cli_boards_usage[];
+extern const char cm_cli_optimise_usage[];
+extern const char cm_cli_evaluate_usage[];
+extern const char cm_cli_export_usage[];
+
+struct cm_design;
+struct cm_design_run;
+
+/* Prints a design's summary, node and partition tables, or its JSON object. */
+int cm_cli_print_design(const struct cm_design *d, const struct cm_design_run *run, bool json);
+
+/* When the design breaks a constraint: prints the first violation as the one error
+ * line ("cnnmap: ORIGIN: no feasible design: ...") and returns exit code 3; 0 when
+ * the design is feasible. */
+int cm_cli_design_violations(const struct cm_design *d, const char *origin);
+
+/* Parses a whole decimal number in [lo, hi] for option `name`; 0 or a usage exit code. */
+int cm_cli_parse_long(const char *command, const char *name, const char *text, long lo, long hi,
+                      long *out);
+int cm_cli_parse_double(const char *command, const char *name, const char *text, double lo,
+                        double hi, double *out);
 
 /* Prints "cnnmap: message" on stderr and returns the status as an exit code. */
 int cm_cli_fail(const cm_error *err);

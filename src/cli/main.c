@@ -1,7 +1,9 @@
 /* cnnmap's entry point: dispatches to the commands of cli.md. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cnnmap/version.h>
@@ -11,6 +13,11 @@
 static const cm_cli_command commands[] = {
     {"inspect", "show the layers of an ONNX or QONNX model", cm_cli_inspect_usage, cm_cli_inspect},
     {"boards", "list the built-in FPGA boards", cm_cli_boards_usage, cm_cli_boards},
+    {"optimise", "map a model onto a board's streaming hardware", cm_cli_optimise_usage,
+     cm_cli_optimise},
+    {"evaluate", "re-check a design file and print its figures", cm_cli_evaluate_usage,
+     cm_cli_evaluate},
+    {"export", "write a design as a backend's configuration", cm_cli_export_usage, cm_cli_export},
 };
 
 static void print_help(FILE *out)
@@ -104,4 +111,30 @@ int main(int argc, char **argv)
         }
     fprintf(stderr, "cnnmap: unknown command '%s' (see 'cnnmap --help')\n", argv[1]);
     return CM_EUSAGE;
+}
+
+int cm_cli_parse_long(const char *command, const char *name, const char *text, long lo, long hi,
+                      long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > hi)
+        return cm_cli_usage_error(command, "%s needs a whole number from %ld to %ld, not '%s'",
+                                  name, lo, hi, text);
+    *out = v;
+    return CM_OK;
+}
+
+int cm_cli_parse_double(const char *command, const char *name, const char *text, double lo,
+                        double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v >= lo && v <= hi))
+        return cm_cli_usage_error(command, "%s needs a number from %g to %g, not '%s'", name, lo,
+                                  hi, text);
+    *out = v;
+    return CM_OK;
 }

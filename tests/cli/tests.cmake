@@ -3,3 +3,6 @@
 add_test(NAME cli_contract
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.sh $<TARGET_FILE:cnnmap_cli>
           ${CM_SHARED_DIR} ${CMAKE_SOURCE_DIR})
+add_test(NAME cli_design
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_design_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_SHARED_DIR})

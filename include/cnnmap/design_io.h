@@ -1,0 +1,37 @@
+/* Design files: a design written as JSON (the model and board it was made for, the
+ * options, every node's folding and partition, the optimiser's run and the predicted
+ * figures), and read back for evaluation or export. Reading re-derives every figure
+ * from the model and board, so a hand-edited file is checked, not trusted. */
+#ifndef CNNMAP_DESIGN_IO_H
+#define CNNMAP_DESIGN_IO_H
+
+#include <cnnmap/design.h>
+#include <cnnmap/error.h>
+#include <cnnmap/optimise.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How the design was found, kept in the file and printed again by `evaluate`. */
+typedef struct cm_design_run {
+    cm_optimiser optimiser;
+    uint64_t seed;
+    cm_optimise_result result;
+} cm_design_run;
+
+/* Writes the design to `path` through a temporary file renamed into place, so a
+ * failure leaves no partial file. */
+cm_status cm_design_save(const cm_design *d, const cm_design_run *run, const char *path,
+                         cm_error *err);
+
+/* Reads a design file: loads its model and board, rebuilds the HD-graph and applies
+ * the recorded foldings and partitions. Unknown or missing nodes and unreadable
+ * files are CM_EINPUT; folding values that break constraints are kept (see
+ * cm_design_check). */
+cm_status cm_design_load(const char *path, cm_design **out, cm_design_run *run, cm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

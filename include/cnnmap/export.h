@@ -1,0 +1,31 @@
+/* Exporters: a design written back in the form each backend consumes (SAMO IV-E):
+ * fpgaConvNet's partition and layer JSON, FINN's folding configuration, hls4ml's
+ * configuration with per-layer reuse factors. */
+#ifndef CNNMAP_EXPORT_H
+#define CNNMAP_EXPORT_H
+
+#include <cnnmap/design.h>
+#include <cnnmap/error.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cm_export_format {
+    CM_EXPORT_FPGACONVNET,
+    CM_EXPORT_FINN,
+    CM_EXPORT_HLS4ML,
+    CM_EXPORT_COUNT
+} cm_export_format;
+
+const char *cm_export_format_name(cm_export_format f);
+cm_status cm_export_format_parse(const char *name, cm_export_format *out, cm_error *err);
+
+/* Writes the design to `path` (temporary file, then rename). A format that does not
+ * match the design's backend is CM_EUSAGE. */
+cm_status cm_export(const cm_design *d, cm_export_format f, const char *path, cm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

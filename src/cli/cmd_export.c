@@ -1,0 +1,57 @@
+/* `cnnmap export DESIGN.json --format F -o PATH`: writes a design in the form a
+ * backend consumes. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cnnmap/design_io.h>
+#include <cnnmap/export.h>
+
+#include "cli/cli.h"
+
+const char cm_cli_export_usage[] =
+    "usage: cnnmap export DESIGN.json --format F -o PATH\n\n"
+    "Writes a design file as the configuration a backend consumes:\n"
+    "  fpgaconvnet  fpgaConvNet's partition and layer JSON (coarse and fine factors)\n"
+    "  finn         a FINN folding configuration (PE, SIMD, ram_style per node name)\n"
+    "  hls4ml       an hls4ml configuration with a ReuseFactor per layer\n"
+    "The design must satisfy every constraint (see 'cnnmap evaluate').\n";
+
+int cm_cli_export(int argc, char **argv)
+{
+    static const struct option options[] = {{"format", required_argument, NULL, 'f'},
+                                            {"output", required_argument, NULL, 'o'},
+                                            {NULL, 0, NULL, 0}};
+    const char *format = NULL, *output = NULL;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":o:f:", options, NULL)) != -1) {
+        if (c == 'f')
+            format = optarg;
+        else if (c == 'o')
+            output = optarg;
+        else
+            return cm_cli_usage_error("export", "%s option '%s'",
+                                      c == ':' ? "missing value for" : "unknown", argv[optind - 1]);
+    }
+    if (optind != argc - 1)
+        return cm_cli_usage_error("export", optind >= argc ? "no DESIGN.json given"
+                                                           : "more than one design given");
+    if (!format || !output)
+        return cm_cli_usage_error("export", "--format and -o are required");
+    cm_export_format f;
+    cm_error err = {0};
+    if (cm_export_format_parse(format, &f, &err) != CM_OK)
+        return cm_cli_usage_error("export", "%s", err.message);
+    const char *path = argv[optind];
+    cm_design *d = NULL;
+    cm_design_run run;
+    if (cm_design_load(path, &d, &run, &err) != CM_OK)
+        return cm_cli_fail(&err);
+    int rc = cm_cli_design_violations(d, path);
+    if (rc == CM_OK && cm_export(d, f, output, &err) != CM_OK)
+        rc = cm_cli_fail(&err);
+    cm_design_free(d);
+    return rc;
+}

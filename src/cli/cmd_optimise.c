@@ -1,0 +1,201 @@
+/* `cnnmap optimise MODEL --board B ...`: builds a design for a backend, runs an
+ * optimiser on it, prints the figures and writes the design file. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cnnmap/design_io.h>
+#include <cnnmap/model.h>
+#include <cnnmap/optimise.h>
+
+#include "cli/cli.h"
+
+const char cm_cli_optimise_usage[] =
+    "usage: cnnmap optimise MODEL --board BOARD [--backend B] [--objective latency|throughput]\n"
+    "                       [--batch N] [--optimiser O] [--no-reconf] [--seed N]\n"
+    "                       [--time-limit SECONDS] [--clock MHZ] [--bits N] [-o DESIGN.json]\n"
+    "                       [--json] [--quiet]\n\n"
+    "Lays MODEL out on the streaming building blocks of a backend for BOARD, searches the\n"
+    "folding of every node and the cuts into FPGA configurations, and prints the predicted\n"
+    "latency, throughput and resources with a table per node and per partition.\n\n"
+    "  --board BOARD        a built-in board (cnnmap boards) or a board JSON file\n"
+    "  --backend B          fpgaconvnet (default), finn, hls4ml\n"
+    "  --objective O        latency (batch 1, default) or throughput (uses --batch)\n"
+    "  --batch N            samples per run for the throughput objective (default 256)\n"
+    "  --optimiser O        none (every folding 1; one partition, or one per node when that\n"
+    "                       does not fit), rule, anneal, brute, exact\n"
+    "  --no-reconf          keep the whole network in one partition\n"
+    "  --no-weights-reloading  reconfiguration partitions only (fpgaconvnet)\n"
+    "  --seed N             random seed of the stochastic optimisers (default 1)\n"
+    "  --time-limit S       stop searching after S seconds\n"
+    "  --clock MHZ          design clock (default: the board's)\n"
+    "  --bits N             bit width of weights and activations that the model does not\n"
+    "                       quantise (default 4 for finn; fpgaconvnet and hls4ml use 16)\n"
+    "  -o DESIGN.json       write the design (for evaluate and export)\n"
+    "  --json               print the summary object of cli.md instead of tables\n"
+    "  --quiet              no progress bar\n";
+
+typedef struct optimise_args {
+    const char *model, *board, *output;
+    cm_design_options design;
+    cm_optimise_options search;
+    bool json, quiet;
+} optimise_args;
+
+enum { OPT_BOARD = 256, OPT_BACKEND, OPT_OBJECTIVE, OPT_BATCH, OPT_OPTIMISER, OPT_NO_RECONF,
+       OPT_NO_WR, OPT_SEED, OPT_TIME, OPT_CLOCK, OPT_BITS, OPT_JSON, OPT_QUIET };
+
+static int parse_option(int c, const char *arg, optimise_args *a)
+{
+    static const char cmd[] = "optimise";
+    cm_error err = {0};
+    long v;
+    int rc = CM_OK;
+    switch (c) {
+    case OPT_BOARD: a->board = arg; break;
+    case 'o': a->output = arg; break;
+    case OPT_BACKEND:
+        if (cm_backend_parse(arg, &a->design.backend, &err) != CM_OK)
+            return cm_cli_usage_error(cmd, "%s", err.message);
+        break;
+    case OPT_OBJECTIVE:
+        if (strcmp(arg, "latency") == 0)
+            a->design.objective = CM_OBJECTIVE_LATENCY;
+        else if (strcmp(arg, "throughput") == 0)
+            a->design.objective = CM_OBJECTIVE_THROUGHPUT;
+        else
+            return cm_cli_usage_error(cmd, "unknown objective '%s' (latency or throughput)", arg);
+        break;
+    case OPT_BATCH:
+        rc = cm_cli_parse_long(cmd, "--batch", arg, 1, 1L << 20, &v);
+        a->design.batch = (int)v;
+        break;
+    case OPT_OPTIMISER:
+        if (cm_optimiser_parse(arg, &a->search.optimiser, &err) != CM_OK)
+            return cm_cli_usage_error(cmd, "%s", err.message);
+        break;
+    case OPT_NO_RECONF: a->design.reconfiguration = false; break;
+    case OPT_NO_WR: break; /* fpgaConvNet designs here never reload weights */
+    case OPT_SEED:
+        rc = cm_cli_parse_long(cmd, "--seed", arg, 0, LONG_MAX, &v);
+        a->search.seed = (uint64_t)v;
+        break;
+    case OPT_TIME:
+        rc = cm_cli_parse_double(cmd, "--time-limit", arg, 0.001, 1e7, &a->search.time_limit_s);
+        break;
+    case OPT_CLOCK:
+        rc = cm_cli_parse_double(cmd, "--clock", arg, 1.0, 2000.0, &a->design.clock_mhz);
+        break;
+    case OPT_BITS:
+        rc = cm_cli_parse_long(cmd, "--bits", arg, 1, 32, &v);
+        a->design.default_weight_bits = a->design.default_act_bits = (int)v;
+        break;
+    case OPT_JSON: a->json = true; break;
+    case OPT_QUIET: a->quiet = true; break;
+    default: return cm_cli_usage_error(cmd, "unknown option '%s'", arg ? arg : "");
+    }
+    return rc;
+}
+
+static int parse_args(int argc, char **argv, optimise_args *a)
+{
+    static const struct option options[] = {
+        {"board", required_argument, NULL, OPT_BOARD},
+        {"backend", required_argument, NULL, OPT_BACKEND},
+        {"objective", required_argument, NULL, OPT_OBJECTIVE},
+        {"batch", required_argument, NULL, OPT_BATCH},
+        {"optimiser", required_argument, NULL, OPT_OPTIMISER},
+        {"no-reconf", no_argument, NULL, OPT_NO_RECONF},
+        {"no-weights-reloading", no_argument, NULL, OPT_NO_WR},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"time-limit", required_argument, NULL, OPT_TIME},
+        {"clock", required_argument, NULL, OPT_CLOCK},
+        {"bits", required_argument, NULL, OPT_BITS},
+        {"output", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {NULL, 0, NULL, 0}};
+    memset(a, 0, sizeof *a);
+    cm_design_options_init(&a->design);
+    a->search.optimiser = CM_OPTIMISER_RULE;
+    a->search.seed = 1;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
+        if (c == '?' || c == ':')
+            return cm_cli_usage_error("optimise", "%s option '%s'",
+                                      c == ':' ? "missing value for" : "unknown", argv[optind - 1]);
+        int rc = parse_option(c, optarg, a);
+        if (rc != CM_OK)
+            return rc;
+    }
+    if (optind != argc - 1)
+        return cm_cli_usage_error("optimise", optind >= argc ? "no MODEL given" : "more than one MODEL given");
+    if (!a->board)
+        return cm_cli_usage_error("optimise", "--board is required");
+    a->model = argv[optind];
+    return CM_OK;
+}
+
+/* Design files record the model by absolute path, so they work from any folder. */
+static char *absolute_path(const char *path)
+{
+    char *abs = realpath(path, NULL);
+    return abs ? abs : strdup(path);
+}
+
+static cm_status build(const optimise_args *a, cm_design **d, cm_error *err)
+{
+    cm_board board;
+    cm_status st = cm_board_resolve(a->board, &board, err);
+    if (st != CM_OK)
+        return st;
+    cm_graph *g = NULL;
+    st = cm_model_load(a->model, &g, err);
+    if (st != CM_OK)
+        return st;
+    st = cm_design_create(g, &board, &a->design, d, err);
+    if (st != CM_OK) {
+        cm_graph_free(g);
+        cm_error_prefix(err, a->model);
+        return st;
+    }
+    bool builtin = cm_board_builtin(a->board, &board, NULL) == CM_OK;
+    char *model_abs = absolute_path(a->model);
+    char *board_abs = builtin ? NULL : absolute_path(a->board);
+    st = cm_design_set_sources(*d, model_abs ? model_abs : a->model,
+                               builtin ? board.name : (board_abs ? board_abs : a->board), err);
+    free(model_abs);
+    free(board_abs);
+    return st;
+}
+
+int cm_cli_optimise(int argc, char **argv)
+{
+    optimise_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != CM_OK)
+        return rc;
+    cm_error err = {0};
+    cm_design *d = NULL;
+    cm_status st = build(&a, &d, &err);
+    cm_design_run run = {.optimiser = a.search.optimiser, .seed = a.search.seed};
+    a.search.progress = !a.quiet && isatty(STDERR_FILENO);
+    if (st == CM_OK)
+        st = cm_optimise(d, &a.search, &run.result, &err);
+    if (st != CM_OK) {
+        cm_design_free(d);
+        return cm_cli_fail(&err);
+    }
+    rc = cm_cli_print_design(d, &run, a.json);
+    if (rc == CM_OK)
+        rc = cm_cli_design_violations(d, a.model);
+    if (rc == CM_OK && a.output && cm_design_save(d, &run, a.output, &err) != CM_OK)
+        rc = cm_cli_fail(&err);
+    cm_design_free(d);
+    return rc;
+}

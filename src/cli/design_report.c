@@ -1,0 +1,100 @@
+/* What `optimise` and `evaluate` print about a design: the summary of cli.md, a
+ * per-node table and a per-partition table, or the JSON object; and the one-line
+ * error for a design that breaks a constraint. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "design/design_json.h"
+
+static void print_resources_row(const cm_resources *r)
+{
+    printf(" %6" PRId64 " %7" PRId64 " %8" PRId64 " %9" PRId64, r->dsp, r->bram18, r->lut, r->ff);
+}
+
+static double percent(int64_t used, int64_t have)
+{
+    return have > 0 ? 100.0 * (double)used / (double)have : 0.0;
+}
+
+static void print_summary(const cm_design *d, const cm_design_run *run)
+{
+    cm_design_summary s;
+    cm_design_summarise(d, &s);
+    const cm_board *b = cm_design_board(d);
+    const cm_design_options *o = cm_design_options_of(d);
+    printf("model        %s\n", cm_design_graph(d)->name);
+    printf("board        %s (%s), %.1f MHz\n", b->display_name, b->name, s.clock_mhz);
+    printf("backend      %s\n", cm_backend_name(o->backend));
+    printf("objective    %s, batch %d\n",
+           o->objective == CM_OBJECTIVE_LATENCY ? "latency" : "throughput", s.batch);
+    printf("optimiser    %s, %" PRIu64 " evaluations, %.3f s\n", cm_optimiser_name(run->optimiser),
+           run->result.evaluations, run->result.time_s);
+    printf("feasible     %s\n", s.feasible ? "yes" : "no");
+    printf("latency      %.6g ms (%.0f cycles, %d partition%s)\n", s.latency_s * 1e3,
+           s.latency_cycles, s.partitions, s.partitions == 1 ? "" : "s");
+    printf("throughput   %.6g samples/s, %.4g GOp/s\n", s.throughput_fps, s.gops);
+    if (run->result.has_lower_bound)
+        printf("lower bound  %.6g ms\n", run->result.lower_bound_s * 1e3);
+    const cm_resources *r = &s.resources, *h = &b->resources;
+    printf("resources    DSP %" PRId64 "/%" PRId64 " (%.1f%%), BRAM18 %" PRId64 "/%" PRId64
+           " (%.1f%%), URAM %" PRId64 "/%" PRId64 ", LUT %" PRId64 "/%" PRId64 " (%.1f%%), FF %" PRId64
+           "/%" PRId64 " (%.1f%%)\n",
+           r->dsp, h->dsp, percent(r->dsp, h->dsp), r->bram18, h->bram18,
+           percent(r->bram18, h->bram18), r->uram, h->uram, r->lut, h->lut, percent(r->lut, h->lut),
+           r->ff, h->ff, percent(r->ff, h->ff));
+}
+
+static void print_nodes(const cm_design *d)
+{
+    printf("\n%-28s %-22s %4s %7s %7s %7s %14s %6s %7s %8s %9s\n", "node", "op", "part", "in",
+           "out", "kernel", "cycles", "DSP", "BRAM18", "LUT", "FF");
+    for (int i = 0; i < cm_design_node_count(d); i++) {
+        cm_node_info n;
+        cm_design_node_info(d, i, &n);
+        printf("%-28.28s %-22.22s %4d %7" PRId64 " %7" PRId64 " %7" PRId64 " %14.0f", n.name, n.op,
+               n.partition, n.fold_in, n.fold_out, n.fold_kernel, n.cycles);
+        print_resources_row(&n.res);
+        printf("\n");
+    }
+}
+
+static void print_partitions(const cm_design *d)
+{
+    printf("\n%4s %-28s %-28s %14s %10s %12s %6s %7s %8s %9s\n", "part", "first", "last",
+           "interval", "depth", "time ms", "DSP", "BRAM18", "LUT", "FF");
+    for (int p = 0; p < cm_design_partition_count(d); p++) {
+        cm_partition_info info;
+        cm_node_info first, last;
+        cm_design_partition_info(d, p, &info);
+        cm_design_node_info(d, info.first, &first);
+        cm_design_node_info(d, info.last, &last);
+        printf("%4d %-28.28s %-28.28s %14.0f %10.0f %12.6g", p, first.name, last.name,
+               info.interval_cycles, info.depth_cycles, info.time_s * 1e3);
+        print_resources_row(&info.res);
+        printf("\n");
+    }
+}
+
+int cm_cli_print_design(const cm_design *d, const cm_design_run *run, bool json)
+{
+    if (json)
+        return cm_cli_print_json(cm_design_report_json(d, run));
+    print_summary(d, run);
+    print_nodes(d);
+    print_partitions(d);
+    return fflush(stdout) == 0 ? CM_OK : CM_EINTERNAL;
+}
+
+int cm_cli_design_violations(const cm_design *d, const char *origin)
+{
+    cm_violation v[4];
+    int n = cm_design_check(d, v, 4);
+    if (n == 0)
+        return CM_OK;
+    fprintf(stderr, "cnnmap: %s: no feasible design: %s [%s]%s\n", origin, v[0].message,
+            cm_constraint_name(v[0].constraint),
+            n > 1 ? " (and further violations; see the tables)" : "");
+    return CM_EINFEASIBLE;
+}

@@ -1,0 +1,488 @@
+/* A design's life cycle and its incremental evaluation: creation from a graph (the
+ * resource-minimal design), folding changes that re-cost one node from its memo and
+ * patch its partition's sums and maximum, and the whole-design figures of SAMO
+ * eqs. 2-4 computed from the partition aggregates. */
+#include "design/design_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Folding spaces up to this many points per node are tabulated. */
+#define CM_MEMO_MAX_ENTRIES 65536
+
+void cm_design_options_init(cm_design_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->backend = CM_BACKEND_FPGACONVNET;
+    o->objective = CM_OBJECTIVE_LATENCY;
+    o->batch = 256;
+    o->reconfiguration = true;
+}
+
+static void memo_init(cm_design *d, int i)
+{
+    const cm_hd_node *n = &d->hd.nodes[i];
+    int64_t entries = (int64_t)n->fold[0].count * n->fold[1].count * n->fold[2].count;
+    if (entries <= 0 || entries > CM_MEMO_MAX_ENTRIES)
+        return;
+    d->memo[i].cost = malloc((size_t)entries * sizeof *d->memo[i].cost);
+    d->memo[i].known = calloc((size_t)entries, 1);
+    if (!d->memo[i].cost || !d->memo[i].known) {
+        /* The memo is only a cache: without it the node is costed directly. */
+        free(d->memo[i].cost);
+        free(d->memo[i].known);
+        d->memo[i].cost = NULL;
+        d->memo[i].known = NULL;
+    }
+}
+
+static int value_index(const cm_hd_values *vals, int64_t v)
+{
+    int lo = 0, hi = vals->count - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (vals->v[mid] == v)
+            return mid;
+        if (vals->v[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+static void node_cost(cm_design *d, int i, cm_block_cost *out)
+{
+    const cm_node_state *s = &d->state[i];
+    const cm_hd_node *n = &d->hd.nodes[i];
+    cm_memo *m = &d->memo[i];
+    d->evaluations++;
+    if (m->cost && s->idx[0] >= 0 && s->idx[1] >= 0 && s->idx[2] >= 0) {
+        size_t k = ((size_t)s->idx[0] * (size_t)n->fold[1].count + (size_t)s->idx[1]) *
+                       (size_t)n->fold[2].count + (size_t)s->idx[2];
+        if (!m->known[k]) {
+            cm_hd_node_cost(n, s->fold[0], s->fold[1], s->fold[2], &m->cost[k]);
+            m->known[k] = 1;
+        }
+        *out = m->cost[k];
+        return;
+    }
+    cm_hd_node_cost(n, s->fold[0], s->fold[1], s->fold[2], out);
+}
+
+bool cm_design_node_bad(const cm_design *d, int i)
+{
+    const cm_node_state *s = &d->state[i];
+    if (s->idx[0] < 0 || s->idx[1] < 0 || s->idx[2] < 0)
+        return true;
+    return (d->hd.nodes[i].flags & CM_HD_INTRA) && s->fold[0] != s->fold[1];
+}
+
+bool cm_design_edge_bad(const cm_design *d, int u, int v)
+{
+    unsigned flags = d->hd.nodes[u].flags;
+    int64_t a = d->state[u].fold[CM_FOLD_OUT], b = d->state[v].fold[CM_FOLD_IN];
+    if ((flags & CM_HD_INTER) && a != b)
+        return true;
+    if (flags & CM_HD_DIVISIBLE) {
+        int64_t hi = a > b ? a : b, lo = a > b ? b : a;
+        return lo <= 0 || hi % lo != 0;
+    }
+    return false;
+}
+
+static int incident_bad_edges(const cm_design *d, int i)
+{
+    const cm_hd_node *n = &d->hd.nodes[i];
+    int bad = 0;
+    for (int k = 0; k < n->n_pred; k++)
+        bad += cm_design_edge_bad(d, n->pred[k], i);
+    for (int k = 0; k < n->n_succ; k++)
+        bad += cm_design_edge_bad(d, i, n->succ[k]);
+    return bad;
+}
+
+static void add_res(cm_resources *acc, const cm_resources *r, int sign)
+{
+    acc->dsp += sign * r->dsp;
+    acc->bram18 += sign * r->bram18;
+    acc->uram += sign * r->uram;
+    acc->lut += sign * r->lut;
+    acc->ff += sign * r->ff;
+}
+
+/* Longest path of pipeline depths through the partition (fpgaConvNet's PD); nodes are
+ * in topological order, so one backward sweep suffices. */
+static double part_depth(const cm_design *d, const cm_part *p)
+{
+    if (d->hd.backend != CM_BACKEND_FPGACONVNET)
+        return 0.0;
+    double best = 0.0, local[p->end - p->first];
+    for (int i = p->end - 1; i >= p->first; i--) {
+        const cm_hd_node *n = &d->hd.nodes[i];
+        double tail = 0.0;
+        for (int k = 0; k < n->n_succ; k++)
+            if (n->succ[k] < p->end && local[n->succ[k] - p->first] > tail)
+                tail = local[n->succ[k] - p->first];
+        local[i - p->first] = d->state[i].cost.pipeline_depth + tail;
+        if (local[i - p->first] > best)
+            best = local[i - p->first];
+    }
+    return best;
+}
+
+static void part_rescan_interval(const cm_design *d, cm_part *p)
+{
+    p->interval = 0.0;
+    p->slowest = p->first;
+    for (int i = p->first; i < p->end; i++)
+        if (d->state[i].cost.cycles > p->interval) {
+            p->interval = d->state[i].cost.cycles;
+            p->slowest = i;
+        }
+}
+
+static double part_io_bits(const cm_design *d, const cm_part *p)
+{
+    double bits = 0.0;
+    for (int i = p->first; i < p->end; i++) {
+        const cm_hd_node *n = &d->hd.nodes[i];
+        if (n->n_pred == 0)
+            bits += (double)n->size_in * n->bits_in;
+        for (int k = 0; k < n->n_pred; k++)
+            if (n->pred[k] < p->first) {
+                const cm_hd_node *u = &d->hd.nodes[n->pred[k]];
+                bits += (double)u->size_out * u->bits_out;
+            }
+        bool leaves = n->n_succ == 0;
+        for (int k = 0; k < n->n_succ; k++)
+            leaves |= n->succ[k] >= p->end;
+        if (leaves)
+            bits += (double)n->size_out * n->bits_out;
+    }
+    return bits;
+}
+
+/* True when every node has at most one predecessor and one successor inside the
+ * partition: then the longest path is the whole partition. */
+static bool part_is_chain(const cm_design *d, const cm_part *p)
+{
+    /* In topological order, one node without a predecessor inside, every other with
+     * exactly one, and none with two successors inside: a single path. */
+    for (int i = p->first; i < p->end; i++) {
+        const cm_hd_node *n = &d->hd.nodes[i];
+        int succ_inside = 0, pred_inside = 0;
+        for (int k = 0; k < n->n_succ; k++)
+            succ_inside += n->succ[k] < p->end;
+        for (int k = 0; k < n->n_pred; k++)
+            pred_inside += n->pred[k] >= p->first;
+        if (succ_inside > 1 || pred_inside != (i == p->first ? 0 : 1))
+            return false;
+    }
+    return true;
+}
+
+void cm_design_part_refresh(cm_design *d, int pi)
+{
+    cm_part *p = &d->parts[pi];
+    p->chain = part_is_chain(d, p);
+    memset(&p->res, 0, sizeof p->res);
+    for (int i = p->first; i < p->end; i++) {
+        add_res(&p->res, &d->state[i].cost.res, 1);
+        d->part_of[i] = pi;
+    }
+    part_rescan_interval(d, p);
+    p->depth = part_depth(d, p);
+    p->io_bits = part_io_bits(d, p);
+}
+
+void cm_design_set_folding(cm_design *d, int i, int64_t in, int64_t out, int64_t kernel)
+{
+    cm_node_state *s = &d->state[i];
+    const cm_hd_node *n = &d->hd.nodes[i];
+    int bad_before = incident_bad_edges(d, i);
+    d->bad_nodes -= s->bad;
+    int64_t f[3] = {in, out, kernel};
+    for (int k = 0; k < 3; k++) {
+        s->fold[k] = f[k];
+        s->idx[k] = value_index(&n->fold[k], f[k]);
+    }
+    cm_block_cost old = s->cost;
+    node_cost(d, i, &s->cost);
+    s->bad = cm_design_node_bad(d, i);
+    d->bad_nodes += s->bad;
+    d->bad_edges += incident_bad_edges(d, i) - bad_before;
+
+    cm_part *p = &d->parts[d->part_of[i]];
+    add_res(&p->res, &old.res, -1);
+    add_res(&p->res, &s->cost.res, 1);
+    if (s->cost.cycles >= p->interval) {
+        p->interval = s->cost.cycles;
+        p->slowest = i;
+    } else if (p->slowest == i) {
+        part_rescan_interval(d, p);
+    }
+    if (s->cost.pipeline_depth != old.pipeline_depth) {
+        /* Depths are whole numbers of cycles, so the running sum stays exact. */
+        if (p->chain)
+            p->depth += s->cost.pipeline_depth - old.pipeline_depth;
+        else
+            p->depth = part_depth(d, p);
+    }
+}
+
+static cm_status design_alloc(cm_design *d, cm_error *err)
+{
+    size_t n = (size_t)d->hd.n_nodes;
+    d->state = calloc(n, sizeof *d->state);
+    d->memo = calloc(n, sizeof *d->memo);
+    d->part_of = calloc(n, sizeof *d->part_of);
+    d->parts = calloc(n, sizeof *d->parts);
+    d->scratch_fold = calloc(2 * n, sizeof *d->scratch_fold);
+    d->scratch_mark = calloc(n, sizeof *d->scratch_mark);
+    d->scratch_list = calloc(4 * n + 4, sizeof *d->scratch_list);
+    if (!d->state || !d->memo || !d->part_of || !d->parts || !d->scratch_fold ||
+        !d->scratch_mark || !d->scratch_list)
+        return cm_error_nomem(err);
+    return CM_OK;
+}
+
+/* Every folding at its smallest valid value (1), the whole network one partition. */
+static void design_reset(cm_design *d)
+{
+    d->n_parts = 1;
+    d->parts[0].first = 0;
+    d->parts[0].end = d->hd.n_nodes;
+    d->bad_nodes = d->bad_edges = 0;
+    for (int i = 0; i < d->hd.n_nodes; i++) {
+        cm_node_state *s = &d->state[i];
+        const cm_hd_node *n = &d->hd.nodes[i];
+        for (int k = 0; k < 3; k++) {
+            s->fold[k] = n->fold[k].v[0];
+            s->idx[k] = 0;
+        }
+        node_cost(d, i, &s->cost);
+        s->bad = cm_design_node_bad(d, i);
+        d->bad_nodes += s->bad;
+    }
+    for (int i = 0; i < d->hd.n_nodes; i++)
+        for (int k = 0; k < d->hd.nodes[i].n_succ; k++)
+            d->bad_edges += cm_design_edge_bad(d, i, d->hd.nodes[i].succ[k]);
+    cm_design_part_refresh(d, 0);
+}
+
+cm_status cm_design_create(cm_graph *graph, const cm_board *board, const cm_design_options *o,
+                           cm_design **out, cm_error *err)
+{
+    *out = NULL;
+    if (o->batch < 1)
+        return cm_error_set(err, CM_EUSAGE, "the batch size must be at least 1");
+    cm_design *d = calloc(1, sizeof *d);
+    if (!d)
+        return cm_error_nomem(err);
+    d->board = *board;
+    d->opt = *o;
+    if (d->opt.objective == CM_OBJECTIVE_LATENCY)
+        d->opt.batch = 1;
+    if (d->opt.clock_mhz <= 0)
+        d->opt.clock_mhz = board->clock_mhz;
+    d->clock_hz = d->opt.clock_mhz * 1e6;
+    cm_hd_options ho = {
+        .default_weight_bits = o->default_weight_bits > 0 ? o->default_weight_bits : 4,
+        .default_act_bits = o->default_act_bits > 0 ? o->default_act_bits : 4,
+    };
+    cm_status st = cm_hdgraph_build(graph, o->backend, &ho, &d->hd, err);
+    if (st == CM_OK)
+        st = design_alloc(d, err);
+    if (st != CM_OK) {
+        cm_design_free(d);
+        return st;
+    }
+    for (int i = 0; i < d->hd.n_nodes; i++)
+        memo_init(d, i);
+    d->total_macs = cm_graph_totals_of(graph).macs;
+    d->graph = graph;
+    design_reset(d);
+    *out = d;
+    return CM_OK;
+}
+
+void cm_design_free(cm_design *d)
+{
+    if (!d)
+        return;
+    if (d->memo)
+        for (int i = 0; i < d->hd.n_nodes; i++) {
+            free(d->memo[i].cost);
+            free(d->memo[i].known);
+        }
+    free(d->memo);
+    free(d->state);
+    free(d->part_of);
+    free(d->parts);
+    free(d->scratch_fold);
+    free(d->scratch_mark);
+    free(d->scratch_list);
+    cm_hdgraph_free(&d->hd);
+    cm_graph_free(d->graph);
+    free(d->model_path);
+    free(d->board_ref);
+    free(d);
+}
+
+cm_status cm_design_set_sources(cm_design *d, const char *model_path, const char *board_ref,
+                                cm_error *err)
+{
+    char *m = strdup(model_path ? model_path : ""), *b = strdup(board_ref ? board_ref : "");
+    if (!m || !b) {
+        free(m);
+        free(b);
+        return cm_error_nomem(err);
+    }
+    free(d->model_path);
+    free(d->board_ref);
+    d->model_path = m;
+    d->board_ref = b;
+    return CM_OK;
+}
+
+const char *cm_design_model_path(const cm_design *d) { return d->model_path ? d->model_path : ""; }
+const char *cm_design_board_ref(const cm_design *d) { return d->board_ref ? d->board_ref : d->board.name; }
+const cm_graph *cm_design_graph(const cm_design *d) { return d->graph; }
+const cm_board *cm_design_board(const cm_design *d) { return &d->board; }
+const cm_design_options *cm_design_options_of(const cm_design *d) { return &d->opt; }
+int cm_design_node_count(const cm_design *d) { return d->hd.n_nodes; }
+uint64_t cm_design_evaluations(const cm_design *d) { return d->evaluations; }
+
+int cm_design_node_find(const cm_design *d, const char *name)
+{
+    for (int i = 0; i < d->hd.n_nodes; i++)
+        if (strcmp(d->hd.nodes[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+void cm_design_node_info(const cm_design *d, int i, cm_node_info *out)
+{
+    const cm_hd_node *n = &d->hd.nodes[i];
+    const cm_node_state *s = &d->state[i];
+    memset(out, 0, sizeof *out);
+    out->name = n->name;
+    out->op = n->op;
+    out->layer_index = n->layer;
+    out->layer = d->graph->layers[n->layer].name;
+    out->partition = d->part_of[i];
+    out->channels_in = n->channels_in;
+    out->channels_out = n->channels_out;
+    out->kernel_size = n->kernel_size;
+    out->size_in = n->size_in;
+    out->size_out = n->size_out;
+    out->fold_in = s->fold[0];
+    out->fold_out = s->fold[1];
+    out->fold_kernel = s->fold[2];
+    out->matching_intra = n->flags & CM_HD_INTRA;
+    out->matching_inter = n->flags & CM_HD_INTER;
+    out->divisible_inter = n->flags & CM_HD_DIVISIBLE;
+    out->cycles = s->cost.cycles;
+    out->pipeline_depth = s->cost.pipeline_depth;
+    out->res = s->cost.res;
+    out->n_pred = n->n_pred;
+    out->n_succ = n->n_succ;
+}
+
+const int64_t *cm_design_fold_values(const cm_design *d, int node, cm_fold which, int *count)
+{
+    const cm_hd_values *v = &d->hd.nodes[node].fold[which];
+    *count = v->count;
+    return v->v;
+}
+
+const int *cm_design_node_preds(const cm_design *d, int node, int *count)
+{
+    *count = d->hd.nodes[node].n_pred;
+    return d->hd.nodes[node].pred;
+}
+
+const int *cm_design_node_succs(const cm_design *d, int node, int *count)
+{
+    *count = d->hd.nodes[node].n_succ;
+    return d->hd.nodes[node].succ;
+}
+
+static double part_time_s(const cm_design *d, const cm_part *p)
+{
+    return ((double)d->opt.batch * p->interval + p->depth) / d->clock_hz;
+}
+
+double cm_design_cost(const cm_design *d)
+{
+    double t = 0.0;
+    for (int p = 0; p < d->n_parts; p++)
+        t += part_time_s(d, &d->parts[p]);
+    return t + (double)(d->n_parts - 1) * d->board.reconfiguration_s;
+}
+
+bool cm_design_part_fits(const cm_design *d, int pi)
+{
+    const cm_part *p = &d->parts[pi];
+    const cm_resources *r = &p->res, *max = &d->board.resources;
+    if (r->dsp > max->dsp || r->bram18 > max->bram18 || r->uram > max->uram || r->lut > max->lut ||
+        r->ff > max->ff)
+        return false;
+    /* eq. 7: bits per sample over the sample interval, strictly below the board's. */
+    return p->io_bits * d->clock_hz < d->board.bandwidth_gbps * 8e9 * p->interval;
+}
+
+bool cm_design_feasible(const cm_design *d)
+{
+    if (d->bad_nodes || d->bad_edges)
+        return false;
+    for (int p = 0; p < d->n_parts; p++)
+        if (!cm_design_part_fits(d, p))
+            return false;
+    for (int p = 1; p < d->n_parts; p++)
+        if (!(d->hd.nodes[d->parts[p].first - 1].flags & CM_HD_CUT_AFTER))
+            return false;
+    return true;
+}
+
+void cm_design_partition_info(const cm_design *d, int pi, cm_partition_info *out)
+{
+    const cm_part *p = &d->parts[pi];
+    out->first = p->first;
+    out->last = p->end - 1;
+    out->interval_cycles = p->interval;
+    out->depth_cycles = p->depth;
+    out->time_s = part_time_s(d, p);
+    out->bandwidth_gbps = p->interval > 0 ? p->io_bits / 8.0 / (p->interval / d->clock_hz) / 1e9 : 0;
+    out->res = p->res;
+    out->slowest_node = p->slowest;
+}
+
+static void res_max(cm_resources *acc, const cm_resources *r)
+{
+    if (r->dsp > acc->dsp) acc->dsp = r->dsp;
+    if (r->bram18 > acc->bram18) acc->bram18 = r->bram18;
+    if (r->uram > acc->uram) acc->uram = r->uram;
+    if (r->lut > acc->lut) acc->lut = r->lut;
+    if (r->ff > acc->ff) acc->ff = r->ff;
+}
+
+void cm_design_summarise(const cm_design *d, cm_design_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    out->feasible = cm_design_feasible(d);
+    out->latency_s = cm_design_cost(d);
+    for (int p = 0; p < d->n_parts; p++) {
+        out->latency_cycles += (double)d->opt.batch * d->parts[p].interval + d->parts[p].depth;
+        res_max(&out->resources, &d->parts[p].res);
+    }
+    out->throughput_fps = out->latency_s > 0 ? d->opt.batch / out->latency_s : 0.0;
+    out->gops = out->latency_s > 0
+                    ? 2.0 * (double)d->total_macs * d->opt.batch / out->latency_s / 1e9
+                    : 0.0;
+    out->partitions = d->n_parts;
+    out->clock_mhz = d->opt.clock_mhz;
+    out->batch = d->opt.batch;
+}

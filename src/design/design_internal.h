@@ -1,0 +1,63 @@
+/* The inside of a cm_design, shared by the files of src/design and by the
+ * optimisers: per-node folding and cost, per-node cost memos, and per-partition
+ * aggregates kept up to date incrementally. */
+#ifndef CM_DESIGN_INTERNAL_H
+#define CM_DESIGN_INTERNAL_H
+
+#include <cnnmap/design.h>
+#include "hw/hdgraph.h"
+
+typedef struct cm_node_state {
+    int64_t fold[3];   /* in, out, kernel (cm_fold order) */
+    int idx[3];        /* position in the node's valid lists; -1 when not valid */
+    bool bad;          /* channel factor or intra matching violated */
+    cm_block_cost cost;
+} cm_node_state;
+
+/* Lazily filled table of a node's cost at every valid folding. */
+typedef struct cm_memo {
+    cm_block_cost *cost; /* NULL when the folding space is too large to tabulate */
+    uint8_t *known;
+} cm_memo;
+
+typedef struct cm_part {
+    int first, end;         /* nodes [first, end) */
+    double interval;        /* slowest node's cycles per sample */
+    int slowest;
+    double depth;           /* pipeline depth, cycles */
+    bool chain;             /* nodes form one path: the depth is a plain sum */
+    cm_resources res;
+    double io_bits;         /* bits per sample read and written off-chip */
+} cm_part;
+
+struct cm_design {
+    cm_graph *graph;
+    cm_board board;
+    cm_design_options opt;
+    char *model_path, *board_ref;
+    cm_hdgraph hd;
+    double clock_hz;
+    uint64_t total_macs;
+    cm_node_state *state;
+    cm_memo *memo;
+    int *part_of;
+    int n_parts;
+    cm_part *parts;         /* capacity n_nodes */
+    int bad_nodes, bad_edges;
+    uint64_t evaluations;
+    /* propagation scratch, one slot per node */
+    int64_t *scratch_fold;  /* 2 per node: proposed in and out */
+    int *scratch_mark;
+    int *scratch_list;
+};
+
+/* Recomputes one partition's aggregates from its nodes. */
+void cm_design_part_refresh(cm_design *d, int p);
+/* Whether the edge u -> v breaks inter matching or divisibility (by u's flags). */
+bool cm_design_edge_bad(const cm_design *d, int u, int v);
+/* Whether node i breaks the channel-factor or intra-matching rule. */
+bool cm_design_node_bad(const cm_design *d, int i);
+/* Whether a partition fits the board's resources and bandwidth. */
+bool cm_design_part_fits(const cm_design *d, int p);
+
+#endif

@@ -1,0 +1,341 @@
+/* Design files: writing a design with its figures, and reading one back by
+ * rebuilding the design from the model and board it names and applying the recorded
+ * foldings and partitions. */
+#include <cnnmap/design_io.h>
+#include <cnnmap/model.h>
+
+#include "design/design_internal.h"
+#include "design/design_json.h"
+#include "util/atomic_file.h"
+
+#include <jansson.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CM_DESIGN_FORMAT "cnnmap-design"
+#define CM_DESIGN_VERSION 1
+
+static json_t *design_file_json(const cm_design *d, const cm_design_run *run)
+{
+    json_t *report = cm_design_report_json(d, run);
+    json_t *o = json_object();
+    if (!report || !o) {
+        json_decref(report);
+        json_decref(o);
+        return NULL;
+    }
+    json_object_set_new(o, "format", json_string(CM_DESIGN_FORMAT));
+    json_object_set_new(o, "version", json_integer(CM_DESIGN_VERSION));
+    json_object_set_new(o, "model_path", json_string(cm_design_model_path(d)));
+    json_object_set_new(o, "board", json_string(cm_design_board_ref(d)));
+    json_object_set_new(o, "backend", json_string(cm_backend_name(d->opt.backend)));
+    json_object_set_new(o, "objective",
+                        json_string(d->opt.objective == CM_OBJECTIVE_LATENCY ? "latency" : "throughput"));
+    json_object_set_new(o, "batch", json_integer(d->opt.batch));
+    json_object_set_new(o, "clock_mhz", json_real(d->opt.clock_mhz));
+    json_object_set_new(o, "reconfiguration", json_boolean(d->opt.reconfiguration));
+    json_object_set_new(o, "default_weight_bits", json_integer(d->opt.default_weight_bits));
+    json_object_set_new(o, "default_act_bits", json_integer(d->opt.default_act_bits));
+    json_object_set(o, "optimiser", json_object_get(report, "optimiser"));
+    if (run->result.has_lower_bound)
+        json_object_set_new(o, "lower_bound_s", json_real(run->result.lower_bound_s));
+    json_object_set(o, "nodes", json_object_get(report, "nodes"));
+    json_object_del(report, "nodes");
+    json_object_set_new(o, "summary", report);
+    return o;
+}
+
+cm_status cm_design_save(const cm_design *d, const cm_design_run *run, const char *path,
+                         cm_error *err)
+{
+    json_t *o = design_file_json(d, run);
+    char *text = o ? json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(o);
+    if (!text)
+        return cm_error_nomem(err);
+    size_t len = strlen(text);
+    char *with_newline = realloc(text, len + 2);
+    if (!with_newline) {
+        free(text);
+        return cm_error_nomem(err);
+    }
+    with_newline[len] = '\n';
+    with_newline[len + 1] = '\0';
+    cm_status st = cm_write_file_atomic(path, with_newline, len + 1, err);
+    free(with_newline);
+    return st;
+}
+
+/* ---- reading ---- */
+
+typedef struct reader {
+    const char *path;
+    json_t *root;
+    cm_error *err;
+} reader;
+
+static cm_status bad(reader *r, const char *what, const char *detail)
+{
+    return cm_error_set(r->err, CM_EINPUT, "%s: %s%s", r->path, what, detail ? detail : "");
+}
+
+static cm_status get_string(reader *r, json_t *obj, const char *key, const char **out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_string(v))
+        return cm_error_set(r->err, CM_EINPUT, "%s: \"%s\" must be a string", r->path, key);
+    *out = json_string_value(v);
+    return CM_OK;
+}
+
+static cm_status get_int(reader *r, json_t *obj, const char *key, int64_t lo, int64_t hi,
+                         int64_t *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return cm_error_set(r->err, CM_EINPUT, "%s: \"%s\" must be an integer from %lld to %lld",
+                            r->path, key, (long long)lo, (long long)hi);
+    *out = json_integer_value(v);
+    return CM_OK;
+}
+
+static cm_status get_number(reader *r, json_t *obj, const char *key, double *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_number(v) || json_number_value(v) < 0)
+        return cm_error_set(r->err, CM_EINPUT, "%s: \"%s\" must be a non-negative number",
+                            r->path, key);
+    *out = json_number_value(v);
+    return CM_OK;
+}
+
+/* A relative model path is relative to the design file's folder. */
+static char *resolve_model_path(const char *design_path, const char *model_path)
+{
+    if (model_path[0] == '/')
+        return strdup(model_path);
+    char *copy = strdup(design_path);
+    if (!copy)
+        return NULL;
+    const char *dir = dirname(copy);
+    size_t n = strlen(dir) + strlen(model_path) + 2;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%s/%s", dir, model_path);
+    free(copy);
+    return out;
+}
+
+static cm_status read_options(reader *r, cm_design_options *o)
+{
+    const char *backend = NULL, *objective = NULL;
+    int64_t batch = 1, wbits = 0, abits = 0;
+    double clock = 0;
+    cm_design_options_init(o);
+    cm_status st = get_string(r, r->root, "backend", &backend);
+    if (st == CM_OK && cm_backend_parse(backend, &o->backend, NULL) != CM_OK)
+        st = bad(r, "unknown backend ", backend);
+    if (st == CM_OK)
+        st = get_string(r, r->root, "objective", &objective);
+    if (st == CM_OK) {
+        if (strcmp(objective, "latency") == 0)
+            o->objective = CM_OBJECTIVE_LATENCY;
+        else if (strcmp(objective, "throughput") == 0)
+            o->objective = CM_OBJECTIVE_THROUGHPUT;
+        else
+            st = bad(r, "unknown objective ", objective);
+    }
+    if (st == CM_OK)
+        st = get_int(r, r->root, "batch", 1, 1 << 30, &batch);
+    if (st == CM_OK)
+        st = get_number(r, r->root, "clock_mhz", &clock);
+    if (st == CM_OK && json_object_get(r->root, "default_weight_bits"))
+        st = get_int(r, r->root, "default_weight_bits", 0, 64, &wbits);
+    if (st == CM_OK && json_object_get(r->root, "default_act_bits"))
+        st = get_int(r, r->root, "default_act_bits", 0, 64, &abits);
+    json_t *reconf = json_object_get(r->root, "reconfiguration");
+    if (st == CM_OK && reconf && !json_is_boolean(reconf))
+        st = bad(r, "\"reconfiguration\" must be true or false", NULL);
+    if (st != CM_OK)
+        return st;
+    o->batch = (int)batch;
+    o->clock_mhz = clock;
+    o->reconfiguration = !reconf || json_is_true(reconf);
+    o->default_weight_bits = (int)wbits;
+    o->default_act_bits = (int)abits;
+    return CM_OK;
+}
+
+static cm_status read_run(reader *r, cm_design_run *run)
+{
+    memset(run, 0, sizeof *run);
+    json_t *o = json_object_get(r->root, "optimiser");
+    if (!o)
+        return CM_OK;
+    const char *name = NULL;
+    int64_t evals = 0, seed = 0;
+    double time_s = 0;
+    cm_status st = get_string(r, o, "name", &name);
+    if (st == CM_OK && cm_optimiser_parse(name, &run->optimiser, NULL) != CM_OK)
+        st = bad(r, "unknown optimiser ", name);
+    if (st == CM_OK)
+        st = get_int(r, o, "evaluations", 0, INT64_MAX, &evals);
+    if (st == CM_OK)
+        st = get_number(r, o, "time_s", &time_s);
+    if (st == CM_OK)
+        st = get_int(r, o, "seed", 0, INT64_MAX, &seed);
+    if (st == CM_OK && json_object_get(r->root, "lower_bound_s")) {
+        st = get_number(r, r->root, "lower_bound_s", &run->result.lower_bound_s);
+        run->result.has_lower_bound = true;
+    }
+    run->result.evaluations = (uint64_t)evals;
+    run->result.time_s = time_s;
+    run->seed = (uint64_t)seed;
+    return st;
+}
+
+static cm_status read_node(reader *r, cm_design *d, json_t *jn, int *seen, int *part_of)
+{
+    const char *name = NULL;
+    int64_t f[3] = {1, 1, 1}, part = 0;
+    static const char *const keys[3] = {"channel_in_folding", "channel_out_folding",
+                                        "kernel_folding"};
+    cm_status st = get_string(r, jn, "name", &name);
+    for (int k = 0; k < 3 && st == CM_OK; k++)
+        st = get_int(r, jn, keys[k], 1, INT64_C(1) << 40, &f[k]);
+    if (st == CM_OK)
+        st = get_int(r, jn, "partition", 0, d->hd.n_nodes - 1, &part);
+    if (st != CM_OK)
+        return st;
+    int i = cm_design_node_find(d, name);
+    if (i < 0)
+        return cm_error_set(r->err, CM_EINPUT, "%s: unknown node '%s' (the model has no such %s node)",
+                            r->path, name, cm_backend_name(d->hd.backend));
+    if (seen[i]++)
+        return cm_error_set(r->err, CM_EINPUT, "%s: node '%s' is listed twice", r->path, name);
+    part_of[i] = (int)part;
+    cm_design_set_folding(d, i, f[0], f[1], f[2]);
+    return CM_OK;
+}
+
+/* Partitions are numbered 0, 1, ... along the node order, each a consecutive run. */
+static cm_status read_partitions(reader *r, cm_design *d, const int *part_of)
+{
+    int n = d->hd.n_nodes, count = 0;
+    int *first = malloc((size_t)n * sizeof *first);
+    if (!first)
+        return cm_error_nomem(r->err);
+    cm_status st = CM_OK;
+    for (int i = 0; i < n && st == CM_OK; i++) {
+        if (part_of[i] == count)
+            first[count++] = i;
+        else if (part_of[i] != count - 1)
+            st = cm_error_set(r->err, CM_EINPUT,
+                              "%s: node '%s' is in partition %d, but partitions must be numbered "
+                              "0, 1, ... along the node order", r->path, d->hd.nodes[i].name, part_of[i]);
+    }
+    if (st == CM_OK)
+        st = cm_design_set_partitions(d, first, count, r->err);
+    free(first);
+    return st;
+}
+
+static cm_status read_nodes(reader *r, cm_design *d)
+{
+    json_t *nodes = json_object_get(r->root, "nodes");
+    if (!json_is_array(nodes))
+        return bad(r, "\"nodes\" must be an array", NULL);
+    int n = d->hd.n_nodes;
+    int *seen = calloc((size_t)n, sizeof *seen), *part_of = calloc((size_t)n, sizeof *part_of);
+    cm_status st = seen && part_of ? CM_OK : cm_error_nomem(r->err);
+    for (size_t k = 0; st == CM_OK && k < json_array_size(nodes); k++) {
+        json_t *jn = json_array_get(nodes, k);
+        st = json_is_object(jn) ? read_node(r, d, jn, seen, part_of)
+                                : bad(r, "every entry of \"nodes\" must be an object", NULL);
+    }
+    for (int i = 0; st == CM_OK && i < n; i++)
+        if (!seen[i])
+            st = cm_error_set(r->err, CM_EINPUT, "%s: node '%s' is missing", r->path,
+                              d->hd.nodes[i].name);
+    if (st == CM_OK)
+        st = read_partitions(r, d, part_of);
+    free(seen);
+    free(part_of);
+    return st;
+}
+
+/* A model or board the design file names that cannot be used makes the design file
+ * bad input, whatever the inner reason (out of memory aside). */
+static cm_status as_input_error(reader *r, cm_status st)
+{
+    cm_error_prefix(r->err, r->path);
+    if (st != CM_EINTERNAL && r->err)
+        r->err->code = CM_EINPUT;
+    return st == CM_EINTERNAL ? st : CM_EINPUT;
+}
+
+static cm_status build_design(reader *r, cm_design **out)
+{
+    const char *format = NULL, *model_path = NULL, *board_ref = NULL;
+    int64_t version = 0;
+    cm_status st = get_string(r, r->root, "format", &format);
+    if (st == CM_OK && strcmp(format, CM_DESIGN_FORMAT) != 0)
+        st = cm_error_set(r->err, CM_EINPUT, "%s: not a cnnmap design file (format '%s')", r->path,
+                          format);
+    if (st == CM_OK)
+        st = get_int(r, r->root, "version", CM_DESIGN_VERSION, CM_DESIGN_VERSION, &version);
+    if (st == CM_OK)
+        st = get_string(r, r->root, "model_path", &model_path);
+    if (st == CM_OK)
+        st = get_string(r, r->root, "board", &board_ref);
+    cm_design_options opt;
+    if (st == CM_OK)
+        st = read_options(r, &opt);
+    if (st != CM_OK)
+        return st;
+    cm_board board;
+    st = cm_board_resolve(board_ref, &board, r->err);
+    if (st != CM_OK)
+        return as_input_error(r, st);
+    char *resolved = resolve_model_path(r->path, model_path);
+    if (!resolved)
+        return cm_error_nomem(r->err);
+    cm_graph *g = NULL;
+    st = cm_model_load(resolved, &g, r->err);
+    if (st == CM_OK) {
+        st = cm_design_create(g, &board, &opt, out, r->err);
+        if (st != CM_OK)
+            cm_graph_free(g);
+    }
+    if (st == CM_OK)
+        st = cm_design_set_sources(*out, model_path, board_ref, r->err);
+    free(resolved);
+    return st == CM_OK ? CM_OK : as_input_error(r, st);
+}
+
+cm_status cm_design_load(const char *path, cm_design **out, cm_design_run *run, cm_error *err)
+{
+    *out = NULL;
+    json_error_t jerr;
+    reader r = {.path = path, .err = err};
+    r.root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!r.root)
+        return cm_error_set(err, CM_EINPUT, "%s: %s (line %d)", path, jerr.text, jerr.line);
+    cm_status st = json_is_object(r.root) ? CM_OK : bad(&r, "a design file holds one JSON object", NULL);
+    cm_design *d = NULL;
+    if (st == CM_OK)
+        st = read_run(&r, run);
+    if (st == CM_OK)
+        st = build_design(&r, &d);
+    if (st == CM_OK)
+        st = read_nodes(&r, d);
+    json_decref(r.root);
+    if (st != CM_OK) {
+        cm_design_free(d);
+        return st;
+    }
+    *out = d;
+    return CM_OK;
+}

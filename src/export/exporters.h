@@ -1,0 +1,12 @@
+/* The three exporters, each building its backend's JSON document from a design. */
+#ifndef CM_EXPORT_EXPORTERS_H
+#define CM_EXPORT_EXPORTERS_H
+
+#include <jansson.h>
+#include <cnnmap/design.h>
+
+json_t *cm_export_fpgaconvnet_json(const cm_design *d);
+json_t *cm_export_finn_json(const cm_design *d);
+json_t *cm_export_hls4ml_json(const cm_design *d);
+
+#endif

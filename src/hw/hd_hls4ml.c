@@ -1,0 +1,124 @@
+/* hls4ml's parser: one node per layer as hls4ml builds them in io_stream mode. The
+ * only folding variable is the kernel folding (SAMO Table I maps the reuse factor onto
+ * it: RF = n_in x n_out / kf); the channel foldings stay 1. Dense and convolution
+ * layers use SAMO's analytic model (backend-models.md 4.3).
+ *
+ * Correction of SAMO: SAMO takes the kernel foldings to be the valid reuse factors
+ * themselves and sets RF = N / kf, which is seldom a valid RF (hls4ml then snaps it
+ * at build time, so the predicted design is not the one built). cnnmap's kernel
+ * foldings are N / RF over the valid RFs, so RF = N / kf is always valid and the DSP
+ * count kf equals hls4ml's block factor.
+ *
+ * Second correction: SAMO also gives every other layer a reuse factor scanned over
+ * C_in x C_out, so an unfolded ReLU of C channels takes spatial x C^2 cycles. hls4ml's
+ * streaming activation, pooling and merge layers read one pixel (all its channels)
+ * per cycle, so cnnmap gives them spatial-size cycles and no folding. */
+#include "hw/hdgraph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *hls_op_name(cm_op op)
+{
+    switch (op) {
+    case CM_OP_CONV: return "Conv2D";
+    case CM_OP_FC: return "Dense";
+    case CM_OP_POOL_MAX:
+    case CM_OP_POOL_AVG: return "Pooling2D";
+    case CM_OP_GLOBAL_POOL_AVG:
+    case CM_OP_GLOBAL_POOL_MAX: return "GlobalPooling2D";
+    case CM_OP_ADD:
+    case CM_OP_MUL: return "Merge";
+    case CM_OP_CONCAT: return "Concatenate";
+    case CM_OP_BATCHNORM: return "BatchNormalization";
+    case CM_OP_UPSAMPLE: return "Resize";
+    default: return "Activation";
+    }
+}
+
+static cm_status hls_kernel_folds(cm_hd_node *n, cm_error *err)
+{
+    int64_t total = cm_hls4ml_kernel_folds(n->hw.hls.n_in, n->hw.hls.n_out, NULL, 0);
+    if (total <= 0 || total > (1 << 24))
+        return cm_error_set(err, CM_EINPUT, "layer %s: %lld reuse factors is too many", n->name,
+                            (long long)total);
+    int64_t *v = malloc((size_t)total * sizeof *v);
+    if (!v)
+        return cm_error_nomem(err);
+    cm_hls4ml_kernel_folds(n->hw.hls.n_in, n->hw.hls.n_out, v, total);
+    /* Every valid RF divides N (rule iii), so kf = N / RF is exact and RF = N / kf
+     * gives back a valid RF; the list of RFs ascending is the list of kf descending. */
+    int64_t N = n->hw.hls.n_in * n->hw.hls.n_out;
+    for (int64_t i = 0; i < total / 2; i++) {
+        int64_t t = v[i];
+        v[i] = v[total - 1 - i];
+        v[total - 1 - i] = t;
+    }
+    for (int64_t i = 0; i < total; i++)
+        v[i] = N / v[i];
+    cm_status st = cm_hd_values_copy(&n->fold[2], v, (int)total, err);
+    free(v);
+    return st;
+}
+
+static cm_status hls_layer(cm_hd_build *b, int li, cm_error *err)
+{
+    const cm_layer *l = &b->g->layers[li];
+    if (l->op == CM_OP_FLATTEN || l->op == CM_OP_RESHAPE || l->op == CM_OP_SOFTMAX ||
+        l->op == CM_OP_PAD) {
+        cm_hd_pass_through(b, li);
+        return CM_OK;
+    }
+    int idx = cm_hd_add_layer_node(b, li, l->name, hls_op_name(l->op));
+    if (idx < 0)
+        return cm_error_nomem(err);
+    cm_hd_node *n = &b->h->nodes[idx];
+    cm_hls4ml_layer *h = &n->hw.hls;
+    bool spatial_input = l->in_shape.h > 1 || l->in_shape.w > 1;
+    h->spatial = spatial_input ? l->in_shape.h * l->in_shape.w : 1;
+    h->kernel_fold = 1;
+    n->flags = CM_HD_CUT_AFTER;
+    cm_status st = cm_hd_values_divisors(&n->fold[0], 1, err);
+    if (st == CM_OK)
+        st = cm_hd_values_divisors(&n->fold[1], 1, err);
+    if (st != CM_OK)
+        return st;
+    if (l->op == CM_OP_CONV || l->op == CM_OP_FC) {
+        h->multiplies = true;
+        int groups = l->groups > 0 ? l->groups : 1;
+        h->n_in = l->op == CM_OP_FC ? l->in_shape.c * l->in_shape.h * l->in_shape.w
+                                    : l->in_shape.c / groups * l->kernel[0] * l->kernel[1];
+        h->n_out = l->out_shape.c;
+        if (l->op == CM_OP_FC)
+            h->spatial = 1;
+        n->kernel_size = l->kernel[0] > 0 ? l->kernel[0] : 1;
+        st = hls_kernel_folds(n, err);
+    } else {
+        h->n_in = h->n_out = 1;
+        st = cm_hd_values_divisors(&n->fold[2], 1, err);
+    }
+    if (st == CM_OK)
+        st = cm_hd_connect_inputs(b, li, idx, err);
+    b->out_node[li] = idx;
+    return st;
+}
+
+cm_status cm_hd_build_hls4ml(cm_hd_build *b, cm_error *err)
+{
+    for (int li = 0; li < b->g->n_layers; li++) {
+        cm_status st = hls_layer(b, li, err);
+        if (st != CM_OK)
+            return st;
+    }
+    return CM_OK;
+}
+
+int cm_hd_hls4ml_params(const cm_hd_node *n, const int64_t fold[3], cm_hd_param out[3])
+{
+    if (!n->hw.hls.multiplies)
+        return 0;
+    cm_hls4ml_layer l = n->hw.hls;
+    l.kernel_fold = fold[2];
+    out[0] = (cm_hd_param){"ReuseFactor", cm_hls4ml_reuse_factor(&l)};
+    return 1;
+}

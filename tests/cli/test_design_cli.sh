@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Command-line tests of optimise, evaluate and export (cli.md): exit codes, one-line
+# errors, no output file after a failure, and `evaluate` printing exactly what
+# `optimise` printed. usage: test_design_cli.sh CNNMAP SHARED_DIR
+set -u
+cnnmap=$1 shared=$2
+model=$shared/models/lenet.onnx
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+# run CODE DESCRIPTION ARGS...: runs cnnmap and checks the exit code; for codes >= 2,
+# stderr must be one line starting "cnnmap: ".
+run() {
+  local code=$1 what=$2; shift 2
+  "$cnnmap" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  local got=$? ok=1
+  [ "$got" -eq "$code" ] || ok=0
+  if [ "$code" -ge 2 ]; then
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^cnnmap: ' "$tmp/err" || ok=0
+  fi
+  if [ $ok -eq 1 ]; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL: $what: exit $got (want $code)"; sed 's/^/  stderr: /' "$tmp/err" | head -5
+  fi
+}
+check() {
+  local what=$1; shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
+}
+
+run 0 "optimise help" optimise --help
+check "optimise usage" grep -q 'usage: cnnmap optimise' "$tmp/out"
+run 0 "evaluate help" evaluate --help
+run 0 "export help" export --help
+run 1 "optimise without board" optimise "$model" --optimiser none
+run 1 "unknown backend" optimise "$model" --board zc706 --backend verilog
+run 1 "unknown objective" optimise "$model" --board zc706 --objective speed
+run 1 "bad batch" optimise "$model" --board zc706 --batch 0
+run 1 "missing option value" optimise "$model" --board
+run 2 "unknown board" optimise "$model" --board nosuchboard --optimiser none
+run 2 "missing model" optimise "$tmp/none.onnx" --board zc706 --optimiser none
+
+for backend in fpgaconvnet finn hls4ml; do
+  d=$tmp/$backend.json
+  run 0 "optimise $backend" optimise "$model" --board zc706 --backend "$backend" --optimiser none -o "$d" --json
+  cp "$tmp/out" "$tmp/optimise.json"
+  check "$backend design written" test -s "$d"
+  run 0 "evaluate $backend" evaluate "$d" --json
+  check "$backend: evaluate prints what optimise printed" cmp -s "$tmp/out" "$tmp/optimise.json"
+  run 0 "export $backend" export "$d" --format "$backend" -o "$tmp/$backend.export.json"
+  check "$backend export written" test -s "$tmp/$backend.export.json"
+done
+check "summary keys" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ["model", "board", "backend", "objective", "batch", "clock_mhz", "feasible", "latency_s",
+          "latency_cycles", "throughput_fps", "gops", "partitions", "resources", "board_resources",
+          "optimiser"]:
+    assert k in d, k
+assert d["board"] == "zc706" and d["backend"] == "hls4ml" and d["feasible"] is True
+assert set(d["resources"]) >= {"DSP", "BRAM18", "URAM", "LUT", "FF"}
+assert abs(d["throughput_fps"] * d["latency_s"] - d["batch"]) < 1e-9
+# hls4ml, every kernel folding 1: conv2 reads 12x12 pixels, RF = 20*25*50 = 25000
+conv2 = [n for n in d["nodes"] if n["name"] == "convolution1"][0]
+assert conv2["parameters"]["ReuseFactor"] == 25000 and conv2["cycles"] == 144 * 25000
+' "$tmp/optimise.json"
+check "finn export keyed by FINN node name" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["StreamingFCLayer_Batch_0"]["PE"] == 1 and d["StreamingFCLayer_Batch_0"]["SIMD"] == 1
+assert "ConvolutionInputGenerator_0" in d
+' "$tmp/finn.export.json"
+
+# LeNet's 400K 16-bit weights do not fit a ZedBoard on fpgaConvNet: exit 3, the layer
+# and the resource named, no design file left behind.
+run 3 "lenet on zedboard" optimise "$model" --board zedboard --optimiser none -o "$tmp/z.json"
+check "infeasible names the resource" grep -q 'BRAM18.*innerProduct' "$tmp/err"
+check "no design file after failure" test ! -e "$tmp/z.json"
+run 1 "export format of another backend" export "$tmp/finn.json" --format hls4ml -o "$tmp/x.json" 
+run 1 "unknown export format" export "$tmp/finn.json" --format verilog -o "$tmp/x.json"
+check "no export file after failure" test ! -e "$tmp/x.json"
+
+# Hand-edited design files.
+edit() { /usr/bin/python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+$1
+json.dump(d, open(sys.argv[2], 'w'))
+" "$tmp/fpgaconvnet.json" "$tmp/edited.json"; }
+edit 'd["nodes"][1]["channel_in_folding"] = 3'
+run 3 "folding not a factor" evaluate "$tmp/edited.json"
+check "violation names node and constraint" grep -q 'pooling.*channel factor' "$tmp/err"
+edit 'd["nodes"][1]["channel_in_folding"] = 4; d["nodes"][1]["channel_out_folding"] = 2'
+run 3 "intra matching" evaluate "$tmp/edited.json"
+check "intra violation named" grep -q 'intra folding matching' "$tmp/err"
+edit 'd["nodes"][1]["name"] = "nosuch"'
+run 2 "unknown node" evaluate "$tmp/edited.json"
+check "unknown node named" grep -q "unknown node 'nosuch'" "$tmp/err"
+edit 'd["board"] = "nosuchboard"'
+run 2 "wrong board" evaluate "$tmp/edited.json"
+edit 'del d["nodes"][3]'
+run 2 "missing node" evaluate "$tmp/edited.json"
+edit 'd["nodes"][2]["partition"] = 1'
+run 2 "partition out of order" evaluate "$tmp/edited.json"
+printf '{"format": "cnnmap-design",' >"$tmp/broken.json"
+run 2 "truncated design file" evaluate "$tmp/broken.json"
+run 2 "missing design file" evaluate "$tmp/none.json"
+run 1 "evaluate without design" evaluate
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

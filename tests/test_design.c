@@ -1,0 +1,469 @@
+/* Design-model tests: resource-minimal designs of LeNet and CNV on each backend against
+ * hand arithmetic and SAMO Table V's "init." column, partition figures (eqs. 2, 6, 7),
+ * incremental evaluation against full re-evaluation, folding propagation, design
+ * files (round trip and bad files) and the exporters. */
+#include "test_support.h"
+
+#include <cnnmap/design.h>
+#include <cnnmap/design_io.h>
+#include <cnnmap/export.h>
+#include <cnnmap/model.h>
+#include <cnnmap/optimise.h>
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static cm_design *make_design(const char *path, const char *board_name, cm_backend backend,
+                              int bits)
+{
+    cm_error err = {0};
+    cm_graph *g = NULL;
+    assert_int_equal(cm_model_load(path, &g, &err), CM_OK);
+    cm_board board;
+    assert_int_equal(cm_board_builtin(board_name, &board, &err), CM_OK);
+    cm_design_options o;
+    cm_design_options_init(&o);
+    o.backend = backend;
+    o.default_weight_bits = o.default_act_bits = bits;
+    cm_design *d = NULL;
+    if (cm_design_create(g, &board, &o, &d, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(cm_design_set_sources(d, path, board_name, &err), CM_OK);
+    return d;
+}
+
+static cm_design *lenet(cm_backend backend)
+{
+    char path[1024];
+    cm_test_shared_model("lenet.onnx", path, sizeof path);
+    return make_design(path, "zedboard", backend, 0);
+}
+
+static cm_design *cnv(cm_backend backend, int bits)
+{
+    char path[1024];
+    cm_test_generated_model("zoo/cnv.onnx", path, sizeof path);
+    return make_design(path, "zedboard", backend, bits);
+}
+
+static int find(const cm_design *d, const char *name)
+{
+    int i = cm_design_node_find(d, name);
+    if (i < 0)
+        fail_msg("no node %s", name);
+    return i;
+}
+
+/* LeNet on fpgaConvNet, every folding 1, one partition. The slowest node is conv2:
+ * 20 in, 50 out, 5x5 kernel on 12x12 -> 8x8: (C/ci) R_o C_o k^2 (F/co) / f
+ * = 20 * 64 * 25 * 50 = 1,600,000 cycles, SAMO Table V's 16.0 ms at 100 MHz. The first
+ * dense layer's 800x500 16-bit weights need bram_mem(400000, 16) = 400000 / 1000 = 400
+ * BRAM18, plus bram_mem(500 * 16, 16) = 8 for the bias and bram_mem(500, 30) = 1 for
+ * the accumulator: 409 > the ZedBoard's 280, so no partitioning can make it fit. */
+static void test_lenet_fpgaconvnet_init(void **state)
+{
+    (void)state;
+    cm_design *d = lenet(CM_BACKEND_FPGACONVNET);
+    assert_int_equal(cm_design_node_count(d), 7);
+    cm_partition_info p;
+    cm_design_partition_info(d, 0, &p);
+    assert_float_equal(p.interval_cycles, 1600000.0, 1e-6);
+    cm_node_info n;
+    cm_design_node_info(d, p.slowest_node, &n);
+    assert_string_equal(n.layer, "convolution1");
+    cm_design_node_info(d, find(d, "innerProduct"), &n);
+    assert_int_equal(n.res.bram18, 409);
+    assert_false(cm_design_feasible(d));
+
+    cm_optimise_options o = {.optimiser = CM_OPTIMISER_NONE};
+    cm_optimise_result r;
+    cm_error err = {0};
+    assert_int_equal(cm_optimise(d, &o, &r, &err), CM_OK);
+    assert_int_equal(cm_design_partition_count(d), 7); /* split at every layer */
+    assert_false(cm_design_feasible(d));
+    cm_violation v[8];
+    int nv = cm_design_check(d, v, 8);
+    assert_int_equal(nv, 1);
+    assert_int_equal(v[0].constraint, CM_CONSTRAINT_RESOURCE);
+    assert_non_null(strstr(v[0].message, "409 BRAM18"));
+    assert_non_null(strstr(v[0].message, "innerProduct"));
+    cm_design_free(d);
+}
+
+/* The first partition of the split LeNet holds conv1 alone: it reads 1x28x28 = 784
+ * words and writes 20x24x24 = 11520 words, 16 bits each, per 288000-cycle interval
+ * (1 * 24 * 24 * 25 * 20) at 100 MHz: 12304 * 2 bytes / 2.88 ms = 0.0085444 GB/s. Its
+ * time is the interval plus the conv's pipeline depth (fpgaConvNet's PD). */
+static void test_lenet_partition_bandwidth(void **state)
+{
+    (void)state;
+    cm_design *d = lenet(CM_BACKEND_FPGACONVNET);
+    cm_design_split_all(d);
+    cm_partition_info p;
+    cm_design_partition_info(d, 0, &p);
+    assert_float_equal(p.interval_cycles, 288000.0, 1e-6);
+    assert_float_equal(p.bandwidth_gbps, 12304.0 * 2 / 2.88e-3 / 1e9, 1e-12);
+    cm_node_info n;
+    cm_design_node_info(d, 0, &n);
+    assert_float_equal(p.time_s, (288000.0 + n.pipeline_depth) / 100e6, 1e-15);
+    /* eq. 3: partitions in sequence plus a reconfiguration between each pair. */
+    double sum = 0;
+    for (int i = 0; i < cm_design_partition_count(d); i++) {
+        cm_design_partition_info(d, i, &p);
+        sum += p.time_s;
+    }
+    assert_float_equal(cm_design_cost(d), sum + 6 * 0.08255, 1e-12);
+    cm_design_free(d);
+}
+
+/* CNV, every folding 1. Its slowest layer is conv2: 64 -> 64 channels, 3x3, 30x30 ->
+ * 28x28: 64 * 784 * 9 * 64 = 28,901,376 cycles, Table V's 289.0 ms for fpgaConvNet
+ * and FINN (FINN: MW = 576, MH = 64, 784 vectors). Table V: fpgaConvNet's does not fit
+ * a ZedBoard (conv 256x256x3x3 weights alone: 589824 / 1000 -> 590 BRAM18); FINN's
+ * binary CNV does. hls4ml: conv2's 30x30 input pixels times RF = 576 * 64 gives
+ * 900 * 36864 = 33,177,600 cycles. */
+static void test_cnv_init(void **state)
+{
+    (void)state;
+    cm_design *d = cnv(CM_BACKEND_FPGACONVNET, 0);
+    cm_partition_info p;
+    cm_design_partition_info(d, 0, &p);
+    assert_float_equal(p.interval_cycles, 28901376.0, 1e-6);
+    assert_false(cm_design_feasible(d));
+    cm_design_free(d);
+
+    d = cnv(CM_BACKEND_FINN, 4);
+    cm_design_partition_info(d, 0, &p);
+    assert_float_equal(p.interval_cycles, 28901376.0, 1e-6);
+    assert_float_equal(cm_design_cost(d), 0.28901376, 1e-12);
+    cm_node_info n;
+    cm_design_node_info(d, find(d, "StreamingFCLayer_Batch_1"), &n);
+    assert_int_equal(n.channels_in, 576);
+    assert_int_equal(n.channels_out, 64);
+    cm_design_free(d);
+
+    d = cnv(CM_BACKEND_FINN, 1);
+    assert_true(cm_design_feasible(d));
+    cm_design_free(d);
+
+    d = cnv(CM_BACKEND_HLS4ML, 0);
+    cm_design_partition_info(d, 0, &p);
+    assert_float_equal(p.interval_cycles, 33177600.0, 1e-6);
+    assert_true(cm_design_feasible(d));
+    cm_design_free(d);
+}
+
+/* Compares every partition aggregate of d with a full recomputation. */
+static void assert_aggregates_fresh(cm_design *d)
+{
+    int np = cm_design_partition_count(d);
+    cm_partition_info before[64];
+    double cost = cm_design_cost(d);
+    bool feasible = cm_design_feasible(d);
+    for (int p = 0; p < np; p++)
+        cm_design_partition_info(d, p, &before[p]);
+    int first[64];
+    for (int p = 0; p < np; p++)
+        first[p] = cm_design_partition_first(d, p);
+    cm_error err = {0};
+    assert_int_equal(cm_design_set_partitions(d, first, np, &err), CM_OK);
+    for (int p = 0; p < np; p++) {
+        cm_partition_info after;
+        cm_design_partition_info(d, p, &after);
+        assert_true(after.interval_cycles == before[p].interval_cycles);
+        assert_true(after.depth_cycles == before[p].depth_cycles);
+        assert_memory_equal(&after.res, &before[p].res, sizeof after.res);
+    }
+    assert_true(cm_design_cost(d) == cost);
+    assert_int_equal(cm_design_feasible(d), feasible);
+}
+
+/* Random folding moves and cuts on CNV: after each, the incrementally maintained
+ * aggregates equal a full re-evaluation. */
+static void test_incremental_matches_full(void **state)
+{
+    (void)state;
+    cm_backend backends[3] = {CM_BACKEND_FPGACONVNET, CM_BACKEND_FINN, CM_BACKEND_HLS4ML};
+    for (int b = 0; b < 3; b++) {
+        cm_design *d = cnv(backends[b], 4);
+        unsigned seed = 12345;
+        int n = cm_design_node_count(d);
+        for (int step = 0; step < 400; step++) {
+            seed = seed * 1103515245u + 12345u;
+            int node = (int)((seed >> 8) % (unsigned)n);
+            int64_t f[3];
+            for (int k = 0; k < 3; k++) {
+                int count;
+                const int64_t *v = cm_design_fold_values(d, node, (cm_fold)k, &count);
+                seed = seed * 1103515245u + 12345u;
+                f[k] = v[(seed >> 8) % (unsigned)count];
+            }
+            cm_design_set_folding(d, node, f[0], f[1], f[2]);
+            if (step % 50 == 7 && cm_design_can_cut_after(d, node)) {
+                cm_error err = {0};
+                cm_design_split(d, node, &err); /* may already be a cut */
+            }
+            if (step % 20 == 0)
+                assert_aggregates_fresh(d);
+        }
+        assert_aggregates_fresh(d);
+        cm_design_free(d);
+    }
+}
+
+/* FINN: SIMD of an MVAU must equal its sliding window's SIMD (inter matching), which
+ * must equal the window's own channel folding (intra). Setting the MVAU's SIMD to 8
+ * with propagation moves the window and the padding/pool before it. */
+static void test_finn_propagation(void **state)
+{
+    (void)state;
+    cm_design *d = cnv(CM_BACKEND_FINN, 4);
+    int mvau = find(d, "StreamingFCLayer_Batch_1"), swg = find(d, "ConvolutionInputGenerator_1");
+    assert_true(cm_design_set_fold_propagate(d, mvau, CM_FOLD_IN, 8));
+    cm_node_info n;
+    cm_design_node_info(d, swg, &n);
+    assert_int_equal(n.fold_in, 8);
+    assert_int_equal(n.fold_out, 8);
+    cm_design_node_info(d, mvau, &n);
+    assert_int_equal(n.fold_in, 8);
+    /* Only resources may be violated (4-bit CNV needs more BRAM than a ZedBoard): no
+     * matching constraint is broken after the propagation. */
+    cm_violation v[32];
+    int nv = cm_design_check(d, v, 32);
+    assert_in_range(nv, 1, 32);
+    for (int i = 0; i < nv; i++)
+        assert_int_equal(v[i].constraint, CM_CONSTRAINT_RESOURCE);
+    /* 3 divides MVAU_1's MW of 576 but not the 64 channels of its window: refused, and
+     * nothing changes. */
+    assert_false(cm_design_set_fold_propagate(d, mvau, CM_FOLD_IN, 3));
+    cm_design_node_info(d, mvau, &n);
+    assert_int_equal(n.fold_in, 8);
+    cm_design_node_info(d, swg, &n);
+    assert_int_equal(n.fold_in, 8);
+    /* An MVAU's PE (4) and the next window's SIMD (1) only need to divide. */
+    assert_true(cm_design_set_fold_propagate(d, mvau, CM_FOLD_OUT, 4));
+    cm_design_node_info(d, mvau, &n);
+    assert_int_equal(n.fold_out, 4);
+    cm_design_free(d);
+}
+
+/* fpgaConvNet: a pooling layer's coarse-in and coarse-out are one factor (eq. 9). */
+static void test_fpgaconvnet_intra(void **state)
+{
+    (void)state;
+    cm_design *d = lenet(CM_BACKEND_FPGACONVNET);
+    int pool = find(d, "pooling");
+    assert_true(cm_design_set_fold_propagate(d, pool, CM_FOLD_IN, 4));
+    cm_node_info n;
+    cm_design_node_info(d, pool, &n);
+    assert_int_equal(n.fold_out, 4);
+    cm_design_set_folding(d, pool, 4, 2, 1);
+    cm_violation v[8];
+    int nv = cm_design_check(d, v, 8);
+    bool intra = false;
+    for (int i = 0; i < nv && i < 8; i++)
+        intra |= v[i].constraint == CM_CONSTRAINT_INTRA_MATCHING && v[i].node == pool;
+    assert_true(intra);
+    cm_design_free(d);
+}
+
+static void temp_path(char *buf, size_t size, const char *suffix)
+{
+    snprintf(buf, size, "%s/cnnmap_design_%d%s", P_tmpdir, (int)getpid(), suffix);
+}
+
+/* optimise -o then evaluate: the same figures, foldings and cuts. */
+static void test_round_trip(void **state)
+{
+    (void)state;
+    cm_design *d = cnv(CM_BACKEND_FINN, 4);
+    assert_true(cm_design_set_fold_propagate(d, find(d, "StreamingFCLayer_Batch_1"), CM_FOLD_IN, 16));
+    assert_true(cm_design_set_fold_propagate(d, find(d, "StreamingFCLayer_Batch_2"), CM_FOLD_OUT, 8));
+    cm_error err = {0};
+    assert_int_equal(cm_design_split(d, find(d, "StreamingFCLayer_Batch_3"), &err), CM_OK);
+    char path[512];
+    temp_path(path, sizeof path, ".json");
+    cm_design_run run = {.optimiser = CM_OPTIMISER_NONE, .seed = 7, .result = {.evaluations = 42, .time_s = 0.25}};
+    assert_int_equal(cm_design_save(d, &run, path, &err), CM_OK);
+    cm_design *e = NULL;
+    cm_design_run run2;
+    if (cm_design_load(path, &e, &run2, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    cm_design_summary a, b;
+    cm_design_summarise(d, &a);
+    cm_design_summarise(e, &b);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_int_equal(cm_design_node_count(d), cm_design_node_count(e));
+    for (int i = 0; i < cm_design_node_count(d); i++) {
+        cm_node_info x, y;
+        cm_design_node_info(d, i, &x);
+        cm_design_node_info(e, i, &y);
+        assert_string_equal(x.name, y.name);
+        assert_true(x.fold_in == y.fold_in && x.fold_out == y.fold_out && x.fold_kernel == y.fold_kernel);
+        assert_int_equal(x.partition, y.partition);
+    }
+    assert_int_equal(run2.result.evaluations, 42);
+    assert_int_equal(run2.seed, 7);
+    cm_design_free(e);
+    cm_design_free(d);
+    unlink(path);
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return text;
+}
+
+/* Saves the resource-minimal LeNet design, replaces the first occurrence of `from`
+ * with `to`, and loads and checks the edited file: CM_EINFEASIBLE when it loads but
+ * breaks a constraint (the first violation in err). */
+static cm_status load_edited(const char *from, const char *to, cm_error *err)
+{
+    cm_design *d = lenet(CM_BACKEND_FPGACONVNET);
+    char path[512], edited[512];
+    temp_path(path, sizeof path, ".orig.json");
+    temp_path(edited, sizeof edited, ".edit.json");
+    cm_design_run run = {0};
+    assert_int_equal(cm_design_save(d, &run, path, err), CM_OK);
+    cm_design_free(d);
+    const char *text = read_text(path);
+    const char *at = strstr(text, from);
+    if (!at)
+        fail_msg("'%s' not in the design file", from);
+    FILE *f = fopen(edited, "wb");
+    fwrite(text, 1, (size_t)(at - text), f);
+    fputs(to, f);
+    fputs(at + strlen(from), f);
+    fclose(f);
+    cm_design *e = NULL;
+    cm_design_run r;
+    cm_status st = cm_design_load(edited, &e, &r, err);
+    if (st == CM_OK) {
+        cm_violation v[4];
+        if (cm_design_check(e, v, 4) > 0) {
+            snprintf(err->message, sizeof err->message, "%s", v[0].message);
+            st = CM_EINFEASIBLE;
+        }
+    }
+    cm_design_free(e);
+    unlink(path);
+    unlink(edited);
+    return st;
+}
+
+static void test_bad_design_files(void **state)
+{
+    (void)state;
+    cm_error err = {0};
+    assert_int_equal(load_edited("\"name\": \"pooling\"", "\"name\": \"nosuch\"", &err), CM_EINPUT);
+    assert_non_null(strstr(err.message, "unknown node 'nosuch'"));
+    assert_int_equal(load_edited("\"board\": \"zedboard\"", "\"board\": \"nosuchboard\"", &err),
+                     CM_EINPUT);
+    assert_int_equal(load_edited("\"format\"", "\"formot\"", &err), CM_EINPUT);
+    assert_int_equal(load_edited("{", "[", &err), CM_EINPUT);
+    assert_int_equal(load_edited("\"backend\": \"fpgaconvnet\"", "\"backend\": \"vhdl\"", &err),
+                     CM_EINPUT);
+    /* conv1 has 1 input channel; 3 is no factor of it: a constraint, exit code 3. */
+    assert_int_equal(load_edited("\"channel_in_folding\": 1", "\"channel_in_folding\": 3", &err),
+                     CM_EINFEASIBLE);
+    assert_non_null(strstr(err.message, "node convolution: channel-in folding 3"));
+    /* pooling has 20 channels: 3 is no factor of them. */
+    assert_int_equal(load_edited("\"name\": \"pooling\",\n   \"op\": \"Pooling\",\n   \"layer\": \"pooling\",\n   \"partition\": 0,\n   \"channel_in_folding\": 1",
+                                 "\"name\": \"pooling\",\n   \"op\": \"Pooling\",\n   \"layer\": \"pooling\",\n   \"partition\": 0,\n   \"channel_in_folding\": 3", &err),
+                     CM_EINFEASIBLE);
+    assert_non_null(strstr(err.message, "not a factor of its 20 channels"));
+    assert_int_equal(load_edited("\"channel_in_folding\": 1", "\"channel_in_folding\": -2", &err),
+                     CM_EINPUT);
+    /* partition numbers must run 0, 1, ... along the nodes */
+    assert_int_equal(load_edited("\"partition\": 0", "\"partition\": 2", &err), CM_EINPUT);
+}
+
+/* FINN folding config: PE and SIMD by FINN node name; hls4ml: RF = N / kf. */
+static void test_exports(void **state)
+{
+    (void)state;
+    cm_error err = {0};
+    char path[512];
+    temp_path(path, sizeof path, ".export.json");
+
+    cm_design *d = cnv(CM_BACKEND_FINN, 4);
+    assert_true(cm_design_set_fold_propagate(d, find(d, "StreamingFCLayer_Batch_1"), CM_FOLD_IN, 16));
+    assert_true(cm_design_set_fold_propagate(d, find(d, "StreamingFCLayer_Batch_1"), CM_FOLD_OUT, 4));
+    assert_int_equal(cm_export(d, CM_EXPORT_FINN, path, &err), CM_OK);
+    json_error_t jerr;
+    json_t *o = json_loads(read_text(path), 0, &jerr);
+    assert_non_null(o);
+    json_t *m = json_object_get(o, "StreamingFCLayer_Batch_1");
+    assert_int_equal(json_integer_value(json_object_get(m, "SIMD")), 16);
+    assert_int_equal(json_integer_value(json_object_get(m, "PE")), 4);
+    assert_string_equal(json_string_value(json_object_get(m, "ram_style")), "block");
+    json_t *w = json_object_get(o, "ConvolutionInputGenerator_1");
+    assert_int_equal(json_integer_value(json_object_get(w, "SIMD")), 16);
+    json_decref(o);
+    assert_int_equal(cm_export(d, CM_EXPORT_HLS4ML, path, &err), CM_EUSAGE);
+    cm_design_free(d);
+
+    /* hls4ml, conv2 of CNV: N = 576 * 64 = 36864; kf = 8 -> RF 4608. */
+    d = cnv(CM_BACKEND_HLS4ML, 4);
+    int conv2 = find(d, "conv2");
+    cm_design_set_folding(d, conv2, 1, 1, 8);
+    cm_node_info n;
+    cm_design_node_info(d, conv2, &n);
+    assert_int_equal(n.res.dsp, 8);
+    assert_float_equal(n.cycles, 900.0 * 4608, 1e-6);
+    assert_int_equal(cm_export(d, CM_EXPORT_HLS4ML, path, &err), CM_OK);
+    o = json_loads(read_text(path), 0, &jerr);
+    json_t *l = json_object_get(json_object_get(json_object_get(o, "HLSConfig"), "LayerName"), "conv2");
+    assert_int_equal(json_integer_value(json_object_get(l, "ReuseFactor")), 4608);
+    json_decref(o);
+    cm_design_free(d);
+
+    d = lenet(CM_BACKEND_FPGACONVNET);
+    cm_design_set_folding(d, find(d, "convolution1"), 4, 10, 5);
+    assert_int_equal(cm_export(d, CM_EXPORT_FPGACONVNET, path, &err), CM_OK);
+    o = json_loads(read_text(path), 0, &jerr);
+    json_t *layers = json_object_get(json_array_get(json_object_get(o, "partition"), 0), "layer");
+    bool found = false, squeeze = false;
+    for (size_t i = 0; i < json_array_size(layers); i++) {
+        json_t *x = json_array_get(layers, i);
+        const char *name = json_string_value(json_object_get(x, "name"));
+        json_t *p = json_object_get(x, "parameters");
+        if (strcmp(name, "convolution1") == 0) {
+            found = json_integer_value(json_object_get(p, "coarse_in")) == 4 &&
+                    json_integer_value(json_object_get(p, "coarse_out")) == 10 &&
+                    json_integer_value(json_object_get(p, "fine")) == 5;
+        }
+        squeeze |= strcmp(json_string_value(json_object_get(x, "type")), "SQUEEZE") == 0;
+    }
+    assert_true(found);
+    assert_true(squeeze); /* pooling (coarse 1) feeds convolution1 (coarse-in 4) */
+    json_decref(o);
+    cm_design_free(d);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lenet_fpgaconvnet_init),
+        cmocka_unit_test(test_lenet_partition_bandwidth),
+        cmocka_unit_test(test_cnv_init),
+        cmocka_unit_test(test_incremental_matches_full),
+        cmocka_unit_test(test_finn_propagation),
+        cmocka_unit_test(test_fpgaconvnet_intra),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_bad_design_files),
+        cmocka_unit_test(test_exports),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
