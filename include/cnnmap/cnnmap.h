@@ -12,4 +12,5 @@
 #include <cnnmap/design_io.h>
 #include <cnnmap/export.h>
 #include <cnnmap/optimise.h>
+#include <cnnmap/overlay.h>
 #endif

@@ -17,12 +17,14 @@ typedef struct cm_cli_command {
 
 int cm_cli_inspect(int argc, char **argv);
 int cm_cli_boards(int argc, char **argv);
+int cm_cli_overlay(int argc, char **argv);
 int cm_cli_optimise(int argc, char **argv);
 int cm_cli_evaluate(int argc, char **argv);
 int cm_cli_export(int argc, char **argv);
 
 extern const char cm_cli_inspect_usage[];
 extern const char cm_cli_boards_usage[];
+extern const char cm_cli_overlay_usage[];
 extern const char cm_cli_optimise_usage[];
 extern const char cm_cli_evaluate_usage[];
 extern const char cm_cli_export_usage[];

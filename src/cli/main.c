@@ -13,6 +13,8 @@
 static const cm_cli_command commands[] = {
     {"inspect", "show the layers of an ONNX or QONNX model", cm_cli_inspect_usage, cm_cli_inspect},
     {"boards", "list the built-in FPGA boards", cm_cli_boards_usage, cm_cli_boards},
+    {"overlay", "map a model onto a systolic-array overlay (DYNAMAP)", cm_cli_overlay_usage,
+     cm_cli_overlay},
     {"optimise", "map a model onto a board's streaming hardware", cm_cli_optimise_usage,
      cm_cli_optimise},
     {"evaluate", "re-check a design file and print its figures", cm_cli_evaluate_usage,

@@ -52,6 +52,14 @@ static int value_index(const cm_hd_values *vals, int64_t v)
     return -1;
 }
 
+static int64_t valid_at_most(const cm_hd_values *vals, int64_t v)
+{
+    int64_t best = vals->v[0];
+    for (int i = 0; i < vals->count && vals->v[i] <= v; i++)
+        best = vals->v[i];
+    return best;
+}
+
 static void node_cost(cm_design *d, int i, cm_block_cost *out)
 {
     const cm_node_state *s = &d->state[i];
@@ -68,7 +76,13 @@ static void node_cost(cm_design *d, int i, cm_block_cost *out)
         *out = m->cost[k];
         return;
     }
-    cm_hd_node_cost(n, s->fold[0], s->fold[1], s->fold[2], out);
+    /* A value outside the valid list (a hand-edited design) is costed at the nearest
+     * valid value below it: the cost models assume factors, and the design is
+     * reported infeasible by the channel-factor check anyway. */
+    int64_t f[3];
+    for (int k = 0; k < 3; k++)
+        f[k] = s->idx[k] >= 0 ? s->fold[k] : valid_at_most(&n->fold[k], s->fold[k]);
+    cm_hd_node_cost(n, f[0], f[1], f[2], out);
 }
 
 bool cm_design_node_bad(const cm_design *d, int i)

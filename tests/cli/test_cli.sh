@@ -88,5 +88,48 @@ zc706 = [b for b in d["boards"] if b["name"] == "zc706"][0]
 assert zc706["resources"] == {"DSP": 900, "BRAM18": 1090, "URAM": 0, "LUT": 218600, "FF": 437200}
 ' "$tmp/out"
 
+# overlay (DYNAMAP): help, bad options and files, JSON keys, same output every run.
+demo="$src/models/cifar10_quick.onnx"
+expect 0 "overlay help" -- overlay --help
+check "overlay help text" grep -q 'usage: cnnmap overlay' "$tmp/out"
+expect 1 "overlay without board" -- overlay "$demo"
+expect 1 "overlay unknown algorithm" -- overlay "$demo" --board u200 --algorithms im2col,fft
+check "unknown algorithm named" grep -q "'fft'" "$tmp/err"
+expect 1 "overlay bad dsp limit" -- overlay "$demo" --board u200 --dsp-limit many
+expect 3 "overlay dsp limit 0" -- overlay "$demo" --board u200 --dsp-limit 0
+check "dsp limit 0 names DSP" grep -q "DSP" "$tmp/err"
+expect 3 "overlay dsp limit too small" -- overlay "$demo" --board u200 --dsp-limit 3
+check "too small names DSP" grep -q "DSP" "$tmp/err"
+expect 3 "overlay winograd only" -- overlay "$demo" --board u200 --algorithms winograd
+expect 2 "overlay missing model" -- overlay "$tmp/nope.onnx" --board u200
+check "overlay names the model" grep -q "nope.onnx" "$tmp/err"
+expect 2 "overlay random model" -- overlay "$tmp/random.onnx" --board u200
+echo '{"name": "broken"' >"$tmp/board.json"
+expect 2 "overlay bad board file" -- overlay "$demo" --board "$tmp/board.json"
+check "overlay names the board" grep -q "board.json" "$tmp/err"
+expect 0 "overlay table" -- overlay "$demo" --board u200 --dsp-limit 6084
+check "overlay table array" grep -q 'systolic array [0-9]* x [0-9]*' "$tmp/out"
+cp "$tmp/out" "$tmp/overlay1"
+expect 0 "overlay again" -- overlay "$demo" --board u200 --dsp-limit 6084
+check "overlay same output" cmp -s "$tmp/out" "$tmp/overlay1"
+expect 0 "overlay json" -- overlay "$demo" --board u200 --dsp-limit 6084 --json
+check "overlay json keys" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert {"model", "board", "clock_mhz", "array", "latency_s", "gops", "optimal", "layers",
+        "baselines", "time_s"} <= set(d), d.keys()
+assert d["board"] == "u200" and d["clock_mhz"] == 286.0 and d["optimal"] is True
+assert d["array"][0] * d["array"][1] <= 6084
+assert set(d["baselines"]) == {"im2col", "kn2row", "winograd", "greedy"}
+assert all(d["latency_s"] <= v * (1 + 1e-12) for v in d["baselines"].values())
+total = 0
+for l in d["layers"]:
+    assert {"name", "algorithm", "dataflow", "compute_s", "transition_s", "utilisation"} <= set(l)
+    assert l["algorithm"] in ("im2col", "kn2row", "winograd", "pool", "eltwise")
+    assert (l["dataflow"] in ("NS", "WS", "IS")) == (l["algorithm"] in ("im2col", "kn2row", "winograd"))
+    total += l["compute_s"] + l["transition_s"]
+assert abs(total - d["latency_s"]) <= 1e-9 * d["latency_s"]
+' "$tmp/out"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
