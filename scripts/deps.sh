@@ -7,6 +7,7 @@ packages=(
   protobuf-c-compiler libprotobuf-c-dev libonnx-dev   # ONNX bindings from onnx.proto
   libjansson-dev                                      # JSON
   libcmocka-dev                                       # unit tests
+  libglpk-dev                                         # integer programs (exact optimiser)
   libclang-rt-14-dev                                  # clang's sanitizer and libFuzzer runtimes
   python3-onnx python3-numpy python3-torch python3-torchvision  # test-model generators
 )

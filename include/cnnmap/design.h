@@ -128,6 +128,20 @@ typedef struct cm_partition_info {
 
 void cm_design_partition_info(const cm_design *d, int p, cm_partition_info *out);
 
+/* The cost of a node at any folding (memoised), without changing the design. */
+void cm_design_node_cost_at(const cm_design *d, int node, int64_t in, int64_t out, int64_t kernel,
+                            double *cycles, double *pipeline_depth, cm_resources *res);
+
+/* ---- saving and restoring a design point (for searches) ---- */
+
+typedef struct cm_design_point cm_design_point;
+/* A copy of every folding and cut; NULL on out-of-memory. */
+cm_design_point *cm_design_point_new(const cm_design *d);
+void cm_design_point_capture(const cm_design *d, cm_design_point *p);
+/* Re-applies a captured point (only the nodes and partitions that differ). */
+void cm_design_point_restore(cm_design *d, const cm_design_point *p);
+void cm_design_point_free(cm_design_point *p);
+
 /* ---- the whole design ---- */
 
 typedef struct cm_design_summary {

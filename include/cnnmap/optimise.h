@@ -37,6 +37,8 @@ typedef struct cm_optimise_result {
     double time_s;
     bool has_lower_bound;
     double lower_bound_s;
+    bool proven_infeasible; /* the optimiser proved that no design fits */
+    char note[256];         /* why a bound or a proof is missing, or other remarks */
 } cm_optimise_result;
 
 /* Runs the optimiser on the design. CM_EUSAGE for an optimiser this build lacks. The

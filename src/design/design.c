@@ -60,17 +60,18 @@ static int64_t valid_at_most(const cm_hd_values *vals, int64_t v)
     return best;
 }
 
-static void node_cost(cm_design *d, int i, cm_block_cost *out)
+/* The cost of node i at folding f (memo indices idx, -1 where f is not valid). The
+ * memo is a cache, filled even through a const design. */
+static void cost_lookup(const cm_design *d, int i, const int64_t f_in[3], const int idx[3],
+                        cm_block_cost *out)
 {
-    const cm_node_state *s = &d->state[i];
     const cm_hd_node *n = &d->hd.nodes[i];
     cm_memo *m = &d->memo[i];
-    d->evaluations++;
-    if (m->cost && s->idx[0] >= 0 && s->idx[1] >= 0 && s->idx[2] >= 0) {
-        size_t k = ((size_t)s->idx[0] * (size_t)n->fold[1].count + (size_t)s->idx[1]) *
-                       (size_t)n->fold[2].count + (size_t)s->idx[2];
+    if (m->cost && idx[0] >= 0 && idx[1] >= 0 && idx[2] >= 0) {
+        size_t k = ((size_t)idx[0] * (size_t)n->fold[1].count + (size_t)idx[1]) *
+                       (size_t)n->fold[2].count + (size_t)idx[2];
         if (!m->known[k]) {
-            cm_hd_node_cost(n, s->fold[0], s->fold[1], s->fold[2], &m->cost[k]);
+            cm_hd_node_cost(n, f_in[0], f_in[1], f_in[2], &m->cost[k]);
             m->known[k] = 1;
         }
         *out = m->cost[k];
@@ -81,8 +82,32 @@ static void node_cost(cm_design *d, int i, cm_block_cost *out)
      * reported infeasible by the channel-factor check anyway. */
     int64_t f[3];
     for (int k = 0; k < 3; k++)
-        f[k] = s->idx[k] >= 0 ? s->fold[k] : valid_at_most(&n->fold[k], s->fold[k]);
+        f[k] = idx[k] >= 0 ? f_in[k] : valid_at_most(&n->fold[k], f_in[k]);
     cm_hd_node_cost(n, f[0], f[1], f[2], out);
+}
+
+static void node_cost(cm_design *d, int i, cm_block_cost *out)
+{
+    d->evaluations++;
+    cost_lookup(d, i, d->state[i].fold, d->state[i].idx, out);
+}
+
+void cm_design_node_cost_at(const cm_design *d, int node, int64_t in, int64_t out, int64_t kernel,
+                            double *cycles, double *pipeline_depth, cm_resources *res)
+{
+    const cm_hd_node *n = &d->hd.nodes[node];
+    int64_t f[3] = {in, out, kernel};
+    int idx[3];
+    for (int k = 0; k < 3; k++)
+        idx[k] = value_index(&n->fold[k], f[k]);
+    cm_block_cost c;
+    cost_lookup(d, node, f, idx, &c);
+    if (cycles)
+        *cycles = c.cycles;
+    if (pipeline_depth)
+        *pipeline_depth = c.pipeline_depth;
+    if (res)
+        *res = c.res;
 }
 
 bool cm_design_node_bad(const cm_design *d, int i)

@@ -4,7 +4,9 @@
 
 #include <strings.h>
 #include <string.h>
-#include <time.h>
+
+#include "optimise/optimisers.h"
+#include "util/progress.h"
 
 static const char *const optimiser_names[CM_OPTIMISER_COUNT] = {
     [CM_OPTIMISER_NONE] = "none",   [CM_OPTIMISER_RULE] = "rule",
@@ -28,18 +30,10 @@ cm_status cm_optimiser_parse(const char *name, cm_optimiser *out, cm_error *err)
                         "unknown optimiser '%s' (choose rule, anneal, brute, exact or none)", name);
 }
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Every folding 1 in one partition; if that does not fit and reconfiguration is
  * allowed, one partition per place the backend can cut. */
-static cm_status optimise_none(cm_design *d, cm_error *err)
+void cm_optimise_reset(cm_design *d)
 {
-    (void)err;
     int first = 0;
     cm_design_set_partitions(d, &first, 1, NULL);
     for (int i = 0; i < cm_design_node_count(d); i++) {
@@ -49,6 +43,12 @@ static cm_status optimise_none(cm_design *d, cm_error *err)
         const int64_t *k = cm_design_fold_values(d, i, CM_FOLD_KERNEL, &n);
         cm_design_set_folding(d, i, in[0], out[0], k[0]);
     }
+}
+
+static cm_status optimise_none(cm_design *d, cm_error *err)
+{
+    (void)err;
+    cm_optimise_reset(d);
     if (!cm_design_feasible(d) && cm_design_options_of(d)->reconfiguration)
         cm_design_split_all(d);
     return CM_OK;
@@ -58,19 +58,31 @@ cm_status cm_optimise(cm_design *d, const cm_optimise_options *o, cm_optimise_re
                       cm_error *err)
 {
     memset(r, 0, sizeof *r);
-    double start = seconds_now();
+    double start = cm_seconds_now();
     uint64_t evals = cm_design_evaluations(d);
     cm_status st;
+    if (o->optimiser != CM_OPTIMISER_NONE)
+        cm_optimise_reset(d);
     switch (o->optimiser) {
     case CM_OPTIMISER_NONE:
         st = optimise_none(d, err);
         break;
+    case CM_OPTIMISER_RULE:
+        st = cm_optimise_rule(d, o, r, err);
+        break;
+    case CM_OPTIMISER_ANNEAL:
+        st = cm_optimise_anneal(d, o, r, err);
+        break;
+    case CM_OPTIMISER_BRUTE:
+        st = cm_optimise_brute(d, o, r, err);
+        break;
+    case CM_OPTIMISER_EXACT:
+        st = cm_optimise_exact(d, o, r, err);
+        break;
     default:
-        return cm_error_set(err, CM_EUSAGE,
-                            "the %s optimiser is not available yet; use --optimiser none",
-                            cm_optimiser_name(o->optimiser));
+        return cm_error_set(err, CM_EUSAGE, "unknown optimiser");
     }
-    r->evaluations = cm_design_evaluations(d) - evals;
-    r->time_s = seconds_now() - start;
+    r->evaluations += cm_design_evaluations(d) - evals;
+    r->time_s = cm_seconds_now() - start;
     return st;
 }

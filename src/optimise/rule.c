@@ -1,0 +1,11 @@
+/* Placeholder until the rule optimiser lands: refuses with a usage error. */
+#include "optimise/optimisers.h"
+
+cm_status cm_optimise_rule(cm_design *d, const cm_optimise_options *o, cm_optimise_result *r,
+                         cm_error *err)
+{
+    (void)d;
+    (void)o;
+    (void)r;
+    return cm_error_set(err, CM_EUSAGE, "the rule optimiser is not available yet; use --optimiser none");
+}
