@@ -38,7 +38,8 @@ int cm_cli_print_design(const struct cm_design *d, const struct cm_design_run *r
 /* When the design breaks a constraint: prints the first violation as the one error
  * line ("cnnmap: ORIGIN: no feasible design: ...") and returns exit code 3; 0 when
  * the design is feasible. */
-int cm_cli_design_violations(const struct cm_design *d, const char *origin);
+int cm_cli_design_violations(const struct cm_design *d, const struct cm_design_run *run,
+                             const char *origin);
 
 /* Parses a whole decimal number in [lo, hi] for option `name`; 0 or a usage exit code. */
 int cm_cli_parse_long(const char *command, const char *name, const char *text, long lo, long hi,

@@ -32,7 +32,7 @@ int cm_cli_evaluate(int argc, char **argv)
         return cm_cli_fail(&err);
     rc = cm_cli_print_design(d, &run, json);
     if (rc == CM_OK)
-        rc = cm_cli_design_violations(d, path);
+        rc = cm_cli_design_violations(d, &run, path);
     cm_design_free(d);
     return rc;
 }

@@ -49,7 +49,7 @@ int cm_cli_export(int argc, char **argv)
     cm_design_run run;
     if (cm_design_load(path, &d, &run, &err) != CM_OK)
         return cm_cli_fail(&err);
-    int rc = cm_cli_design_violations(d, path);
+    int rc = cm_cli_design_violations(d, &run, path);
     if (rc == CM_OK && cm_export(d, f, output, &err) != CM_OK)
         rc = cm_cli_fail(&err);
     cm_design_free(d);

@@ -193,7 +193,7 @@ int cm_cli_optimise(int argc, char **argv)
     }
     rc = cm_cli_print_design(d, &run, a.json);
     if (rc == CM_OK)
-        rc = cm_cli_design_violations(d, a.model);
+        rc = cm_cli_design_violations(d, &run, a.model);
     if (rc == CM_OK && a.output && cm_design_save(d, &run, a.output, &err) != CM_OK)
         rc = cm_cli_fail(&err);
     cm_design_free(d);

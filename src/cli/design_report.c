@@ -36,7 +36,11 @@ static void print_summary(const cm_design *d, const cm_design_run *run)
            s.latency_cycles, s.partitions, s.partitions == 1 ? "" : "s");
     printf("throughput   %.6g samples/s, %.4g GOp/s\n", s.throughput_fps, s.gops);
     if (run->result.has_lower_bound)
-        printf("lower bound  %.6g ms\n", run->result.lower_bound_s * 1e3);
+        printf("lower bound  %.6g ms (gap %.3g%%)\n", run->result.lower_bound_s * 1e3,
+               run->result.lower_bound_s > 0
+                   ? 100.0 * (s.latency_s / run->result.lower_bound_s - 1.0) : 0.0);
+    if (run->result.note[0])
+        printf("note         %s\n", run->result.note);
     const cm_resources *r = &s.resources, *h = &b->resources;
     printf("resources    DSP %" PRId64 "/%" PRId64 " (%.1f%%), BRAM18 %" PRId64 "/%" PRId64
            " (%.1f%%), URAM %" PRId64 "/%" PRId64 ", LUT %" PRId64 "/%" PRId64 " (%.1f%%), FF %" PRId64
@@ -87,13 +91,15 @@ int cm_cli_print_design(const cm_design *d, const cm_design_run *run, bool json)
     return fflush(stdout) == 0 ? CM_OK : CM_EINTERNAL;
 }
 
-int cm_cli_design_violations(const cm_design *d, const char *origin)
+int cm_cli_design_violations(const cm_design *d, const cm_design_run *run, const char *origin)
 {
     cm_violation v[4];
     int n = cm_design_check(d, v, 4);
     if (n == 0)
         return CM_OK;
-    fprintf(stderr, "cnnmap: %s: no feasible design: %s [%s]%s\n", origin, v[0].message,
+    bool proven = run && run->result.proven_infeasible;
+    fprintf(stderr, "cnnmap: %s: no feasible design%s: %s [%s]%s\n", origin,
+            proven ? " (proven: no design fits)" : "", v[0].message,
             cm_constraint_name(v[0].constraint),
             n > 1 ? " (and further violations; see the tables)" : "");
     return CM_EINFEASIBLE;

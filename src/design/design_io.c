@@ -190,6 +190,12 @@ static cm_status read_run(reader *r, cm_design_run *run)
         st = get_number(r, r->root, "lower_bound_s", &run->result.lower_bound_s);
         run->result.has_lower_bound = true;
     }
+    json_t *note = json_object_get(o, "note");
+    if (st == CM_OK && note && !json_is_string(note))
+        st = bad(r, "\"note\" must be a string", NULL);
+    if (st == CM_OK && note)
+        snprintf(run->result.note, sizeof run->result.note, "%s", json_string_value(note));
+    run->result.proven_infeasible = json_is_true(json_object_get(o, "proven_infeasible"));
     run->result.evaluations = (uint64_t)evals;
     run->result.time_s = time_s;
     run->seed = (uint64_t)seed;

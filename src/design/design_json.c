@@ -71,6 +71,10 @@ static json_t *optimiser_json(const cm_design_run *run)
     json_object_set_new(o, "evaluations", json_integer((json_int_t)run->result.evaluations));
     json_object_set_new(o, "time_s", json_real(run->result.time_s));
     json_object_set_new(o, "seed", json_integer((json_int_t)run->seed));
+    if (run->result.proven_infeasible)
+        json_object_set_new(o, "proven_infeasible", json_true());
+    if (run->result.note[0])
+        json_object_set_new(o, "note", json_string(run->result.note));
     return o;
 }
 

@@ -44,6 +44,7 @@ for backend in fpgaconvnet finn hls4ml; do
   d=$tmp/$backend.json
   run 0 "optimise $backend" optimise "$model" --board zc706 --backend "$backend" --optimiser none -o "$d" --json
   cp "$tmp/out" "$tmp/optimise.json"
+  cp "$tmp/out" "$tmp/optimise_$backend.json"
   check "$backend design written" test -s "$d"
   run 0 "evaluate $backend" evaluate "$d" --json
   check "$backend: evaluate prints what optimise printed" cmp -s "$tmp/out" "$tmp/optimise.json"
@@ -79,6 +80,19 @@ check "no design file after failure" test ! -e "$tmp/z.json"
 run 1 "export format of another backend" export "$tmp/finn.json" --format hls4ml -o "$tmp/x.json" 
 run 1 "unknown export format" export "$tmp/finn.json" --format verilog -o "$tmp/x.json"
 check "no export file after failure" test ! -e "$tmp/x.json"
+
+# The rule optimiser (the default) and its design file.
+run 0 "rule on lenet zc706" optimise "$model" --board zc706 -o "$tmp/rule.json" --json
+check "rule design is feasible and faster than the resource-minimal one" /usr/bin/python3 -c '
+import json, sys
+rule = json.load(open(sys.argv[1]))
+init = json.load(open(sys.argv[2]))
+assert rule["feasible"] and rule["optimiser"]["name"] == "rule"
+assert rule["latency_s"] < init["latency_s"] / 10, (rule["latency_s"], init["latency_s"])
+' "$tmp/out" "$tmp/optimise_fpgaconvnet.json"
+run 0 "evaluate rule design" evaluate "$tmp/rule.json"
+run 3 "rule on lenet zedboard" optimise "$model" --board zedboard --quiet
+check "rule infeasible names the layer" grep -q 'innerProduct' "$tmp/err"
 
 # Hand-edited design files.
 edit() { /usr/bin/python3 -c "

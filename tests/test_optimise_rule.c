@@ -1,0 +1,164 @@
+/* Rule-based optimiser tests: a hand-solvable hls4ml case on a custom board, the
+ * resource-minimal design as a floor on LeNet and CNV, determinism, and the exit
+ * condition when nothing fits. */
+#include "test_support.h"
+#include "onnx_builder.h"
+
+#include <cnnmap/design.h>
+#include <cnnmap/model.h>
+#include <cnnmap/optimise.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cm_design *design_from_graph(cm_graph *g, const cm_board *board, cm_backend backend)
+{
+    cm_error err = {0};
+    cm_design_options o;
+    cm_design_options_init(&o);
+    o.backend = backend;
+    cm_design *d = NULL;
+    if (cm_design_create(g, board, &o, &d, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    return d;
+}
+
+static cm_design *design_from_file(const char *path, const char *board_name, cm_backend backend)
+{
+    cm_error err = {0};
+    cm_graph *g = NULL;
+    assert_int_equal(cm_model_load(path, &g, &err), CM_OK);
+    cm_board board;
+    assert_int_equal(cm_board_builtin(board_name, &board, &err), CM_OK);
+    return design_from_graph(g, &board, backend);
+}
+
+static cm_optimise_result run_rule(cm_design *d)
+{
+    cm_optimise_options o = {.optimiser = CM_OPTIMISER_RULE, .seed = 1};
+    cm_optimise_result r;
+    cm_error err = {0};
+    assert_int_equal(cm_optimise(d, &o, &r, &err), CM_OK);
+    return r;
+}
+
+/* One dense layer 16 -> 4 on hls4ml: N = 64, every power of two up to 64 is a valid
+ * reuse factor (hls4ml's rule), so kf = 64 / RF in {1, 2, 4, ..., 64} with latency RF
+ * cycles and kf DSPs. On a board with 10 DSPs the best is kf = 8: RF = 8 cycles. */
+static void test_dense_on_ten_dsps(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 2, (int64_t[]){1, 16});
+    ob_init_float(m, "W", 2, (int64_t[]){4, 16}, NULL);
+    Onnx__NodeProto *n = ob_node(m, "Gemm", "fc", "x,W", "y");
+    ob_attr_int(n, "transB", 1);
+    ob_output(m, "y", 2, NULL);
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_model_free(m);
+    cm_graph *g = NULL;
+    cm_error err = {0};
+    assert_int_equal(cm_model_load_buffer(buf, len, "dense.onnx", NULL, &g, &err), CM_OK);
+    free(buf);
+    static const char board_json[] =
+        "{\"name\": \"tiny\", \"display_name\": \"Tiny\", \"part\": \"x\", \"memory\": \"m\","
+        " \"resources\": {\"LUT\": 1000, \"FF\": 1000, \"DSP\": 10, \"BRAM\": 10, \"URAM\": 0},"
+        " \"bram_unit\": \"BRAM18\", \"clock_mhz\": 100.0, \"bandwidth_gbps\": 10.0,"
+        " \"peak_bandwidth_gbps\": 10.0, \"reconfiguration_s\": 0.1,"
+        " \"reconfiguration_estimated\": true}";
+    cm_board board;
+    if (cm_board_parse(board_json, strlen(board_json), "tiny.json", &board, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    cm_design *d = design_from_graph(g, &board, CM_BACKEND_HLS4ML);
+    int count;
+    const int64_t *kf = cm_design_fold_values(d, 0, CM_FOLD_KERNEL, &count);
+    assert_int_equal(count, 7);
+    assert_int_equal(kf[6], 64);
+    run_rule(d);
+    cm_node_info info;
+    cm_design_node_info(d, 0, &info);
+    assert_int_equal(info.fold_kernel, 8);
+    assert_float_equal(info.cycles, 8.0, 0);
+    assert_true(cm_design_feasible(d));
+    assert_float_equal(cm_design_cost(d), 8.0 / 100e6, 1e-18);
+    cm_design_free(d);
+}
+
+static void test_lenet_zc706(void **state)
+{
+    (void)state;
+    char path[1024];
+    cm_test_shared_model("lenet.onnx", path, sizeof path);
+    cm_backend backends[3] = {CM_BACKEND_FPGACONVNET, CM_BACKEND_FINN, CM_BACKEND_HLS4ML};
+    for (int b = 0; b < 3; b++) {
+        cm_design *d = design_from_file(path, "zc706", backends[b]);
+        double init = cm_design_cost(d);
+        assert_true(cm_design_feasible(d));
+        cm_optimise_result r = run_rule(d);
+        assert_true(r.evaluations > 0);
+        assert_true(cm_design_feasible(d));
+        /* the rule optimiser only ever accepts faster foldings of the slowest node */
+        assert_true(cm_design_cost(d) < init / 10);
+        /* same inputs, same design */
+        cm_design *e = design_from_file(path, "zc706", backends[b]);
+        run_rule(e);
+        assert_true(cm_design_cost(e) == cm_design_cost(d));
+        for (int i = 0; i < cm_design_node_count(d); i++) {
+            cm_node_info x, y;
+            cm_design_node_info(d, i, &x);
+            cm_design_node_info(e, i, &y);
+            assert_true(x.fold_in == y.fold_in && x.fold_out == y.fold_out &&
+                        x.fold_kernel == y.fold_kernel && x.partition == y.partition);
+        }
+        cm_design_free(e);
+        cm_design_free(d);
+    }
+}
+
+/* LeNet on fpgaConvNet cannot fit a ZedBoard (409 BRAM18 for one dense layer): the
+ * rule optimiser leaves an infeasible design whose violation names that layer. */
+static void test_lenet_zedboard_infeasible(void **state)
+{
+    (void)state;
+    char path[1024];
+    cm_test_shared_model("lenet.onnx", path, sizeof path);
+    cm_design *d = design_from_file(path, "zedboard", CM_BACKEND_FPGACONVNET);
+    run_rule(d);
+    assert_false(cm_design_feasible(d));
+    cm_violation v[8];
+    int n = cm_design_check(d, v, 8);
+    bool named = false;
+    for (int i = 0; i < n && i < 8; i++)
+        named |= v[i].constraint == CM_CONSTRAINT_RESOURCE && strstr(v[i].message, "innerProduct") &&
+                 strstr(v[i].message, "BRAM18");
+    assert_true(named);
+    cm_design_free(d);
+}
+
+/* CNV: the resource-minimal FINN design does not fit a ZedBoard at 4 bits; the rule
+ * optimiser partitions it into designs that fit and are faster than its 289 ms. */
+static void test_cnv_finn_zedboard(void **state)
+{
+    (void)state;
+    char path[1024];
+    cm_test_generated_model("zoo/cnv.onnx", path, sizeof path);
+    cm_design *d = design_from_file(path, "zedboard", CM_BACKEND_FINN);
+    assert_false(cm_design_feasible(d));
+    run_rule(d);
+    assert_true(cm_design_feasible(d));
+    assert_true(cm_design_cost(d) < 0.28901376);
+    cm_design_free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dense_on_ten_dsps),
+        cmocka_unit_test(test_lenet_zc706),
+        cmocka_unit_test(test_lenet_zedboard_infeasible),
+        cmocka_unit_test(test_cnv_finn_zedboard),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
