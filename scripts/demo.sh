@@ -8,4 +8,4 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 ./build/cnnmap inspect models/cifar10_quick.onnx
 ./build/cnnmap boards
-./build/cnnmap optimise models/cifar10_quick.onnx --board zc706 --backend fpgaconvnet --optimiser none
+./build/cnnmap optimise models/cifar10_quick.onnx --board zc706 --backend fpgaconvnet
