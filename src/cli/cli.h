@@ -19,6 +19,7 @@ int cm_cli_inspect(int argc, char **argv);
 int cm_cli_boards(int argc, char **argv);
 int cm_cli_overlay(int argc, char **argv);
 int cm_cli_optimise(int argc, char **argv);
+int cm_cli_optimise_nn2fpga(int argc, char **argv); /* optimise --backend nn2fpga */
 int cm_cli_evaluate(int argc, char **argv);
 int cm_cli_export(int argc, char **argv);
 

@@ -174,8 +174,23 @@ static cm_status build(const optimise_args *a, cm_design **d, cm_error *err)
     return st;
 }
 
+/* nn2FPGA is not a SAMO streaming backend (its own accelerator model and integer
+ * program), so its runs have their own command body. */
+static bool wants_nn2fpga(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--backend=nn2fpga") == 0)
+            return true;
+        if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc && strcmp(argv[i + 1], "nn2fpga") == 0)
+            return true;
+    }
+    return false;
+}
+
 int cm_cli_optimise(int argc, char **argv)
 {
+    if (wants_nn2fpga(argc, argv))
+        return cm_cli_optimise_nn2fpga(argc, argv);
     optimise_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc != CM_OK)
