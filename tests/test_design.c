@@ -20,18 +20,8 @@
 static cm_design *make_design(const char *path, const char *board_name, cm_backend backend,
                               int bits)
 {
+    cm_design *d = cm_test_design(path, board_name, backend, bits, true);
     cm_error err = {0};
-    cm_graph *g = NULL;
-    assert_int_equal(cm_model_load(path, &g, &err), CM_OK);
-    cm_board board;
-    assert_int_equal(cm_board_builtin(board_name, &board, &err), CM_OK);
-    cm_design_options o;
-    cm_design_options_init(&o);
-    o.backend = backend;
-    o.default_weight_bits = o.default_act_bits = bits;
-    cm_design *d = NULL;
-    if (cm_design_create(g, &board, &o, &d, &err) != CM_OK)
-        fail_msg("%s", err.message);
     assert_int_equal(cm_design_set_sources(d, path, board_name, &err), CM_OK);
     return d;
 }

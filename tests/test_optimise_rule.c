@@ -26,12 +26,7 @@ static cm_design *design_from_graph(cm_graph *g, const cm_board *board, cm_backe
 
 static cm_design *design_from_file(const char *path, const char *board_name, cm_backend backend)
 {
-    cm_error err = {0};
-    cm_graph *g = NULL;
-    assert_int_equal(cm_model_load(path, &g, &err), CM_OK);
-    cm_board board;
-    assert_int_equal(cm_board_builtin(board_name, &board, &err), CM_OK);
-    return design_from_graph(g, &board, backend);
+    return cm_test_design(path, board_name, backend, 0, true);
 }
 
 static cm_optimise_result run_rule(cm_design *d)

@@ -1,11 +1,375 @@
-/* Placeholder until the anneal optimiser lands: refuses with a usage error. */
+/* The simulated-annealing optimiser (SAMO section IV-C, Algorithm 1, eq. 11): random
+ * changes of one folding variable (propagated through the matching constraints) or of
+ * the cuts, accepted by the Metropolis rule, from the resource-minimal, fully split
+ * design, with restarts from the best design until the time limit or until restarts
+ * stop improving it.
+ *
+ * Choices beyond the paper, and why:
+ * - Scale-free acceptance. eq. 11 compares a cost difference with the temperature K;
+ *   costs range from microseconds to seconds across networks, so the difference is
+ *   divided by a reference cost O_ref and multiplied by ANNEAL_SCALE:
+ *   psi = exp(min(0, -(O(V) - O(Vprev)) / O_ref * ANNEAL_SCALE / K)). O_ref is the cost
+ *   of the first feasible design of the run: the starting design, or the first
+ *   feasible one met when the start does not fit; a restart, starting from the best
+ *   design, takes that design's cost, so the scale follows the search down. At the
+ *   first temperature (K = 1000) a move that worsens the cost by 10% of O_ref is kept
+ *   with probability 1/e, at the last (K = 1) one that worsens it by 0.01%.
+ * - Temperature: the paper's K = 1000 cooled by 2% per step down to K_min = 1 (342
+ *   steps), then ANNEAL_QUENCH_STEPS steps at K = 0 (only moves that do not worsen)
+ *   to settle the last foldings. Each step is a Metropolis chain of ANNEAL_MOVES_MIN
+ *   moves, or ANNEAL_MOVES_PER_NODE per node on larger networks, each move tested and
+ *   accepted on its own (SAMO's code applies its 100 moves as one compound change,
+ *   which is rarely feasible near a good design). A move that breaks a constraint is
+ *   undone and does not count, so infeasible moves do not cool (the paper's rule); a
+ *   step also ends after ANNEAL_ATTEMPTS times its moves so that a crowded design
+ *   cannot stall it.
+ * - Moves: a partition move with probability 0.1 (split or merge, half and half, at a
+ *   random place; a merge that does not fit restarts the joined partition from its
+ *   resource-minimal folding, see unfold_partition), otherwise a random value of a
+ *   random folding variable (drawn uniformly among the variables with more than one
+ *   valid value), propagated through the matching constraints.
+ * - Infeasible start. When even the fully split, resource-minimal design breaks the
+ *   resource or bandwidth limits, the same schedule anneals a violation measure (the
+ *   sum over partitions of each resource's and the bandwidth's relative excess) until
+ *   a feasible design appears; from then on the cost is annealed. If none appears,
+ *   the least violating design is left in place.
+ * - Restarts. When cooling ends, the search restarts from the best design, at the
+ *   starting temperature, with a seed derived from the user's seed and the restart
+ *   number. It stops after ANNEAL_PATIENCE restarts in a row that do not improve the
+ *   best design by more than a relative ANNEAL_IMPROVEMENT, or at the time limit
+ *   (default ANNEAL_DEFAULT_LIMIT_S).
+ * - Reproducibility. Nothing depends on time except the time limit, looked at between
+ *   temperature steps: the same seed gives the same design byte for byte whenever the
+ *   limit is not what ends the search. A binding limit can change the result.
+ */
 #include "optimise/optimisers.h"
 
-cm_status cm_optimise_anneal(cm_design *d, const cm_optimise_options *o, cm_optimise_result *r,
-                         cm_error *err)
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util/progress.h"
+#include "util/rng.h"
+
+#define ANNEAL_K_START 1000.0
+#define ANNEAL_K_MIN 1.0
+#define ANNEAL_COOLING 0.98
+#define ANNEAL_SCALE 1e4
+#define ANNEAL_QUENCH_STEPS 30
+#define ANNEAL_MOVES_MIN 100
+#define ANNEAL_MOVES_PER_NODE 4
+#define ANNEAL_ATTEMPTS 10
+#define ANNEAL_P_PARTITION 0.1
+#define ANNEAL_PATIENCE 12
+#define ANNEAL_IMPROVEMENT 1e-9
+#define ANNEAL_DEFAULT_LIMIT_S 10.0
+
+/* A design's standing: feasible designs compare by cost, infeasible ones by how far
+ * they break the limits; any feasible design beats any infeasible one. */
+typedef struct standing {
+    bool feasible;
+    double value; /* cost in seconds, or the violation measure */
+} standing;
+
+/* One folding variable that can take more than one value. */
+typedef struct variable {
+    int node;
+    cm_fold which;
+} variable;
+
+typedef struct anneal {
+    cm_design *d;
+    const cm_optimise_options *opt;
+    cm_rng rng;
+    variable *vars;
+    int n_vars;
+    int *cut_places; /* nodes the backend may cut after (when reconfiguration is on) */
+    int n_cut_places;
+    int moves_per_step;
+    cm_design_point *prev, *best;
+    standing cur, best_standing;
+    double ref;         /* the normaliser of eq. 11: first feasible cost, or violation */
+    bool ref_feasible;  /* which of the two ref holds */
+    double start, limit_s;
+    bool out_of_time;
+    int restart, stale;
+    cm_progress progress;
+} anneal;
+
+static double excess(double used, double have)
 {
-    (void)d;
-    (void)o;
-    (void)r;
-    return cm_error_set(err, CM_EUSAGE, "the anneal optimiser is not available yet; use --optimiser none");
+    if (have <= 0)
+        return used > 0 ? used : 0;
+    return used > have ? used / have - 1.0 : 0.0;
+}
+
+/* How far the design is from fitting: relative excess of every resource and of the
+ * bandwidth, summed over partitions. Matching never breaks (moves propagate it and
+ * are undone when they cannot), so resources and bandwidth are what is left. */
+static double violation(const cm_design *d)
+{
+    const cm_board *b = cm_design_board(d);
+    double v = 0.0;
+    for (int p = 0; p < cm_design_partition_count(d); p++) {
+        cm_partition_info pi;
+        cm_design_partition_info(d, p, &pi);
+        v += excess((double)pi.res.dsp, (double)b->resources.dsp);
+        v += excess((double)pi.res.bram18, (double)b->resources.bram18);
+        v += excess((double)pi.res.uram, (double)b->resources.uram);
+        v += excess((double)pi.res.lut, (double)b->resources.lut);
+        v += excess((double)pi.res.ff, (double)b->resources.ff);
+        v += excess(pi.bandwidth_gbps, b->bandwidth_gbps);
+    }
+    /* Rounding can leave a design at the bandwidth limit exactly, which eq. 7 forbids. */
+    return v > 0 ? v : 1e-12;
+}
+
+static standing standing_of(const cm_design *d)
+{
+    if (cm_design_feasible(d))
+        return (standing){true, cm_design_cost(d)};
+    return (standing){false, violation(d)};
+}
+
+static bool better(standing a, standing b)
+{
+    if (a.feasible != b.feasible)
+        return a.feasible;
+    return a.value < b.value * (1.0 - ANNEAL_IMPROVEMENT);
+}
+
+static void anneal_free(anneal *a)
+{
+    free(a->vars);
+    free(a->cut_places);
+    cm_design_point_free(a->prev);
+    cm_design_point_free(a->best);
+}
+
+static void list_moves(anneal *a)
+{
+    const cm_design *d = a->d;
+    bool reconf = cm_design_options_of(d)->reconfiguration;
+    for (int i = 0; i < cm_design_node_count(d); i++) {
+        for (int k = 0; k < 3; k++) {
+            int count;
+            cm_design_fold_values(d, i, (cm_fold)k, &count);
+            if (count > 1)
+                a->vars[a->n_vars++] = (variable){i, (cm_fold)k};
+        }
+        if (reconf && cm_design_can_cut_after(d, i))
+            a->cut_places[a->n_cut_places++] = i;
+    }
+}
+
+static cm_status anneal_init(anneal *a, cm_design *d, const cm_optimise_options *o,
+                             cm_error *err)
+{
+    a->d = d;
+    a->opt = o;
+    int n = cm_design_node_count(d);
+    a->vars = calloc(3 * (size_t)n, sizeof *a->vars);
+    a->cut_places = calloc((size_t)n, sizeof *a->cut_places);
+    if (cm_design_options_of(d)->reconfiguration)
+        cm_design_split_all(d);
+    a->prev = cm_design_point_new(d);
+    a->best = cm_design_point_new(d);
+    if (!a->vars || !a->cut_places || !a->prev || !a->best)
+        return cm_error_nomem(err);
+    list_moves(a);
+    a->moves_per_step = n * ANNEAL_MOVES_PER_NODE > ANNEAL_MOVES_MIN ? n * ANNEAL_MOVES_PER_NODE
+                                                                      : ANNEAL_MOVES_MIN;
+    a->cur = a->best_standing = standing_of(d);
+    a->ref = a->cur.value;
+    a->ref_feasible = a->cur.feasible;
+    a->start = cm_seconds_now();
+    a->limit_s = o->time_limit_s > 0 ? o->time_limit_s : ANNEAL_DEFAULT_LIMIT_S;
+    return CM_OK;
+}
+
+/* A random value of a random folding variable, propagated; false when the
+ * propagation finds no consistent assignment (nothing changed) or nothing can move. */
+static bool variable_move(anneal *a)
+{
+    if (a->n_vars == 0)
+        return false;
+    variable v = a->vars[cm_rng_below(&a->rng, (uint64_t)a->n_vars)];
+    int count;
+    const int64_t *vals = cm_design_fold_values(a->d, v.node, v.which, &count);
+    return cm_design_set_fold_propagate(a->d, v.node, v.which,
+                                        vals[cm_rng_below(&a->rng, (uint64_t)count)]);
+}
+
+static bool ends_partition(const cm_design *d, int node)
+{
+    cm_node_info here, next;
+    cm_design_node_info(d, node, &here);
+    cm_design_node_info(d, node + 1, &next);
+    return here.partition != next.partition;
+}
+
+/* Every folding of partition p at its smallest value (propagated to neighbours). Two
+ * partitions tuned apart rarely fit together as they are, so a merge that does not
+ * fit starts the joined partition again from its resource-minimal folding; without
+ * this, merges that save a reconfiguration are almost never feasible. */
+static void unfold_partition(cm_design *d, int p)
+{
+    int first = cm_design_partition_first(d, p);
+    int end = p + 1 < cm_design_partition_count(d) ? cm_design_partition_first(d, p + 1)
+                                                   : cm_design_node_count(d);
+    for (int i = first; i < end; i++)
+        for (int k = 0; k < 3; k++) {
+            int count;
+            const int64_t *vals = cm_design_fold_values(d, i, (cm_fold)k, &count);
+            cm_design_set_fold_propagate(d, i, (cm_fold)k, vals[0]);
+        }
+}
+
+/* A split at a random allowed place or a merge of a random pair of neighbours, half
+ * and half; false when the drawn kind has nowhere to act. */
+static bool partition_move(anneal *a)
+{
+    if (cm_rng_below(&a->rng, 2) == 0) {
+        if (a->n_cut_places == 0)
+            return false;
+        int node = a->cut_places[cm_rng_below(&a->rng, (uint64_t)a->n_cut_places)];
+        return !ends_partition(a->d, node) && cm_design_split(a->d, node, NULL) == CM_OK;
+    }
+    int parts = cm_design_partition_count(a->d);
+    if (parts < 2)
+        return false;
+    int p = (int)cm_rng_below(&a->rng, (uint64_t)parts - 1);
+    if (cm_design_merge(a->d, p, NULL) != CM_OK)
+        return false;
+    if (!cm_design_feasible(a->d))
+        unfold_partition(a->d, p);
+    return true;
+}
+
+static bool random_move(anneal *a)
+{
+    if (a->n_cut_places > 0 && cm_rng_unit(&a->rng) < ANNEAL_P_PARTITION)
+        return partition_move(a);
+    return variable_move(a);
+}
+
+/* eq. 11 on the normalised difference. */
+static bool accept(anneal *a, standing next, double k)
+{
+    double delta = (next.value - a->cur.value) / a->ref * ANNEAL_SCALE;
+    if (delta <= 0)
+        return true;
+    if (k <= 0)
+        return false;
+    return exp(-delta / k) >= cm_rng_unit(&a->rng);
+}
+
+/* The first feasible design fixes the normaliser and switches from annealing the
+ * violation to annealing the cost. */
+static void note_feasible(anneal *a, standing s)
+{
+    if (s.feasible && !a->ref_feasible) {
+        a->ref = s.value > 0 ? s.value : 1.0;
+        a->ref_feasible = true;
+    }
+}
+
+static void keep_if_best(anneal *a, standing s)
+{
+    if (better(s, a->best_standing)) {
+        a->best_standing = s;
+        cm_design_point_capture(a->d, a->best);
+    }
+}
+
+/* One move: returns whether it counts towards the step (it was a valid candidate in
+ * the current regime: feasible once a feasible design is known). */
+static bool one_move(anneal *a, double k)
+{
+    if (!random_move(a))
+        return false;
+    standing next = standing_of(a->d);
+    if (a->ref_feasible && !next.feasible) {
+        cm_design_point_restore(a->d, a->prev);
+        return false;
+    }
+    note_feasible(a, next);
+    if (next.feasible != a->cur.feasible || accept(a, next, k)) {
+        a->cur = next;
+        cm_design_point_capture(a->d, a->prev);
+        keep_if_best(a, next);
+    } else {
+        cm_design_point_restore(a->d, a->prev);
+    }
+    return true;
+}
+
+static void temperature_step(anneal *a, double k)
+{
+    int done = 0;
+    for (int tries = 0; done < a->moves_per_step && tries < a->moves_per_step * ANNEAL_ATTEMPTS;
+         tries++)
+        done += one_move(a, k);
+}
+
+static void show_progress(anneal *a, double k)
+{
+    double t = cm_seconds_now() - a->start;
+    a->out_of_time = t > a->limit_s;
+    double cooled = log(ANNEAL_K_START / k) / log(ANNEAL_K_START / ANNEAL_K_MIN);
+    double fraction = (a->stale + cooled) / ANNEAL_PATIENCE;
+    if (t / a->limit_s > fraction)
+        fraction = t / a->limit_s;
+    char detail[96];
+    snprintf(detail, sizeof detail, "restart %d, best %.4g %s", a->restart,
+             a->best_standing.value * (a->best_standing.feasible ? 1e3 : 1.0),
+             a->best_standing.feasible ? "ms" : "(infeasible)");
+    cm_progress_update(&a->progress, fraction > 1 ? 1 : fraction, detail);
+}
+
+/* One cooling run from the current design. */
+static void cool(anneal *a)
+{
+    cm_rng_seed(&a->rng, a->opt->seed + 0x9e3779b97f4a7c15ull * (uint64_t)a->restart);
+    cm_design_point_capture(a->d, a->prev);
+    a->cur = standing_of(a->d);
+    if (a->cur.feasible && a->cur.value > 0)
+        a->ref = a->cur.value;
+    for (double k = ANNEAL_K_START; k >= ANNEAL_K_MIN && !a->out_of_time; k *= ANNEAL_COOLING) {
+        temperature_step(a, k);
+        show_progress(a, k);
+    }
+    for (int q = 0; q < ANNEAL_QUENCH_STEPS && !a->out_of_time; q++) {
+        temperature_step(a, 0.0);
+        show_progress(a, ANNEAL_K_MIN);
+    }
+}
+
+static void run(anneal *a)
+{
+    cm_design_point_capture(a->d, a->best);
+    while (!a->out_of_time && a->stale < ANNEAL_PATIENCE) {
+        standing before = a->best_standing;
+        cool(a);
+        a->stale = better(a->best_standing, before) ? 0 : a->stale + 1;
+        a->restart++;
+        cm_design_point_restore(a->d, a->best);
+    }
+}
+
+cm_status cm_optimise_anneal(cm_design *d, const cm_optimise_options *o, cm_optimise_result *r,
+                             cm_error *err)
+{
+    anneal a = {0};
+    cm_status st = anneal_init(&a, d, o, err);
+    if (st == CM_OK) {
+        cm_progress_init(&a.progress, o->progress, "anneal");
+        run(&a);
+        cm_progress_done(&a.progress);
+        snprintf(r->note, sizeof r->note, "%d restarts%s%s", a.restart,
+                 a.out_of_time ? ", stopped by the time limit" : "",
+                 a.best_standing.feasible ? "" : "; no feasible design found");
+    }
+    anneal_free(&a);
+    return st;
 }

@@ -1,6 +1,8 @@
 /* Helpers shared by the unit tests. */
 #include "test_support.h"
 
+#include <cnnmap/model.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,4 +39,27 @@ void cm_test_write_temp(const void *data, size_t len, const char *suffix, char *
     assert_true(fd >= 0);
     assert_int_equal(write(fd, data, len), (ssize_t)len);
     close(fd);
+}
+
+cm_design *cm_test_design(const char *path, const char *board_name, cm_backend backend, int bits,
+                          bool reconfiguration)
+{
+    cm_error err = {0};
+    cm_graph *g = NULL;
+    if (cm_model_load(path, &g, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    cm_board board;
+    if (cm_board_builtin(board_name, &board, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    cm_design_options o;
+    cm_design_options_init(&o);
+    o.backend = backend;
+    o.default_weight_bits = o.default_act_bits = bits;
+    o.reconfiguration = reconfiguration;
+    cm_design *d = NULL;
+    if (cm_design_create(g, &board, &o, &d, &err) != CM_OK) {
+        cm_graph_free(g);
+        fail_msg("%s", err.message);
+    }
+    return d;
 }

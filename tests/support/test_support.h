@@ -19,4 +19,12 @@ void cm_test_generated_model(const char *name, char *buf, size_t size);
 /* Writes len bytes to a fresh temporary file and returns its path in buf. */
 void cm_test_write_temp(const void *data, size_t len, const char *suffix, char *buf, size_t size);
 
+/* Loads the model at `path` and builds its resource-minimal design for a built-in
+ * board (bits: width of unquantised layers, 0 for the backend default); fails the
+ * test on any error. */
+#include <stdbool.h>
+#include <cnnmap/design.h>
+cm_design *cm_test_design(const char *path, const char *board, cm_backend backend, int bits,
+                          bool reconfiguration);
+
 #endif
