@@ -12,5 +12,6 @@
 #include <cnnmap/design_io.h>
 #include <cnnmap/export.h>
 #include <cnnmap/optimise.h>
+#include <cnnmap/latency.h>
 #include <cnnmap/overlay.h>
 #endif

@@ -31,6 +31,8 @@ typedef struct cm_design_options {
     int batch;                /* samples per run; the latency objective forces 1 */
     double clock_mhz;         /* 0: the board's clock */
     bool reconfiguration;     /* false: the whole network stays in one partition */
+    bool weights_reloading;   /* fpgaConvNet, latency objective: also try the
+                               * latency-driven flow (include/cnnmap/latency.h) */
     int default_weight_bits;  /* bit widths for layers without Quant annotations */
     int default_act_bits;     /* (FINN's costs depend on them; 0 = backend default) */
 } cm_design_options;

@@ -36,6 +36,12 @@ struct cm_design_run;
 /* Prints a design's summary, node and partition tables, or its JSON object. */
 int cm_cli_print_design(const struct cm_design *d, const struct cm_design_run *run, bool json);
 
+/* Prints a design (with the latency-driven alternative where it applies, see
+ * latency_report.h; sdf adds its SDF matrices) and then, unless the latency-driven
+ * design was chosen, its first violated constraint. Returns the exit code. */
+int cm_cli_report_design(const struct cm_design *d, const struct cm_design_run *run, bool json,
+                         bool sdf, const char *origin);
+
 /* When the design breaks a constraint: prints the first violation as the one error
  * line ("cnnmap: ORIGIN: no feasible design: ...") and returns exit code 3; 0 when
  * the design is feasible. */

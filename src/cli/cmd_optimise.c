@@ -28,7 +28,10 @@ const char cm_cli_optimise_usage[] =
     "  --optimiser O        none (every folding 1; one partition, or one per node when that\n"
     "                       does not fit), rule, anneal, brute, exact\n"
     "  --no-reconf          keep the whole network in one partition\n"
-    "  --no-weights-reloading  reconfiguration partitions only (fpgaconvnet)\n"
+    "  --no-weights-reloading  reconfiguration partitions only (fpgaconvnet): without it,\n"
+    "                       the latency objective also tries the latency-driven design\n"
+    "                       (one reference architecture, weights reloaded per subgraph)\n"
+    "  --sdf                print the latency-driven design's SDF matrices\n"
     "  --seed N             random seed of the stochastic optimisers (default 1)\n"
     "  --time-limit S       stop searching after S seconds\n"
     "  --clock MHZ          design clock (default: the board's)\n"
@@ -42,11 +45,11 @@ typedef struct optimise_args {
     const char *model, *board, *output;
     cm_design_options design;
     cm_optimise_options search;
-    bool json, quiet;
+    bool json, quiet, sdf;
 } optimise_args;
 
 enum { OPT_BOARD = 256, OPT_BACKEND, OPT_OBJECTIVE, OPT_BATCH, OPT_OPTIMISER, OPT_NO_RECONF,
-       OPT_NO_WR, OPT_SEED, OPT_TIME, OPT_CLOCK, OPT_BITS, OPT_JSON, OPT_QUIET };
+       OPT_NO_WR, OPT_SEED, OPT_TIME, OPT_CLOCK, OPT_BITS, OPT_JSON, OPT_QUIET, OPT_SDF };
 
 static int parse_option(int c, const char *arg, optimise_args *a)
 {
@@ -78,7 +81,8 @@ static int parse_option(int c, const char *arg, optimise_args *a)
             return cm_cli_usage_error(cmd, "%s", err.message);
         break;
     case OPT_NO_RECONF: a->design.reconfiguration = false; break;
-    case OPT_NO_WR: break; /* fpgaConvNet designs here never reload weights */
+    case OPT_NO_WR: a->design.weights_reloading = false; break;
+    case OPT_SDF: a->sdf = true; break;
     case OPT_SEED:
         rc = cm_cli_parse_long(cmd, "--seed", arg, 0, LONG_MAX, &v);
         a->search.seed = (uint64_t)v;
@@ -110,6 +114,7 @@ static int parse_args(int argc, char **argv, optimise_args *a)
         {"optimiser", required_argument, NULL, OPT_OPTIMISER},
         {"no-reconf", no_argument, NULL, OPT_NO_RECONF},
         {"no-weights-reloading", no_argument, NULL, OPT_NO_WR},
+        {"sdf", no_argument, NULL, OPT_SDF},
         {"seed", required_argument, NULL, OPT_SEED},
         {"time-limit", required_argument, NULL, OPT_TIME},
         {"clock", required_argument, NULL, OPT_CLOCK},
@@ -206,9 +211,7 @@ int cm_cli_optimise(int argc, char **argv)
         cm_design_free(d);
         return cm_cli_fail(&err);
     }
-    rc = cm_cli_print_design(d, &run, a.json);
-    if (rc == CM_OK)
-        rc = cm_cli_design_violations(d, &run, a.model);
+    rc = cm_cli_report_design(d, &run, a.json, a.sdf, a.model);
     if (rc == CM_OK && a.output && cm_design_save(d, &run, a.output, &err) != CM_OK)
         rc = cm_cli_fail(&err);
     cm_design_free(d);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "cli/latency_report.h"
 #include "design/design_json.h"
 
 static void print_resources_row(const cm_resources *r)
@@ -103,4 +104,29 @@ int cm_cli_design_violations(const cm_design *d, const cm_design_run *run, const
             cm_constraint_name(v[0].constraint),
             n > 1 ? " (and further violations; see the tables)" : "");
     return CM_EINFEASIBLE;
+}
+
+int cm_cli_report_design(const cm_design *d, const cm_design_run *run, bool json, bool sdf,
+                         const char *origin)
+{
+    const cm_design_options *o = cm_design_options_of(d);
+    /* At batch 1 on fpgaConvNet the latency-driven flow (weights reloading, one
+     * reference architecture) competes with the partitioned design; its search is
+     * deterministic, so `evaluate` re-runs it and prints what `optimise` printed. */
+    bool chose_latency = false;
+    int rc;
+    if (o->backend == CM_BACKEND_FPGACONVNET && o->objective == CM_OBJECTIVE_LATENCY) {
+        cm_cli_latency_args la = {.json = json, .sdf = sdf,
+                                  .weights_reloading = o->weights_reloading};
+        rc = cm_cli_latency_report(d, run, &la, &chose_latency);
+    } else {
+        rc = cm_cli_print_design(d, run, json);
+    }
+    if (rc == CM_OK && !chose_latency)
+        rc = cm_cli_design_violations(d, run, origin);
+    cm_violation v;
+    if (rc == CM_OK && chose_latency && cm_design_check(d, &v, 1) > 0)
+        fprintf(stderr, "cnnmap: warning: %s: the partitioned design breaks a constraint (%s); "
+                        "the latency-driven design was chosen\n", origin, v.message);
+    return rc;
 }

@@ -18,6 +18,7 @@ void cm_design_options_init(cm_design_options *o)
     o->objective = CM_OBJECTIVE_LATENCY;
     o->batch = 256;
     o->reconfiguration = true;
+    o->weights_reloading = true;
 }
 
 static void memo_init(cm_design *d, int i)
@@ -142,15 +143,6 @@ static int incident_bad_edges(const cm_design *d, int i)
     return bad;
 }
 
-static void add_res(cm_resources *acc, const cm_resources *r, int sign)
-{
-    acc->dsp += sign * r->dsp;
-    acc->bram18 += sign * r->bram18;
-    acc->uram += sign * r->uram;
-    acc->lut += sign * r->lut;
-    acc->ff += sign * r->ff;
-}
-
 /* Longest path of pipeline depths through the partition (fpgaConvNet's PD); nodes are
  * in topological order, so one backward sweep suffices. */
 static double part_depth(const cm_design *d, const cm_part *p)
@@ -228,7 +220,7 @@ void cm_design_part_refresh(cm_design *d, int pi)
     p->chain = part_is_chain(d, p);
     memset(&p->res, 0, sizeof p->res);
     for (int i = p->first; i < p->end; i++) {
-        add_res(&p->res, &d->state[i].cost.res, 1);
+        cm_resources_add(&p->res, &d->state[i].cost.res);
         d->part_of[i] = pi;
     }
     part_rescan_interval(d, p);
@@ -254,8 +246,8 @@ void cm_design_set_folding(cm_design *d, int i, int64_t in, int64_t out, int64_t
     d->bad_edges += incident_bad_edges(d, i) - bad_before;
 
     cm_part *p = &d->parts[d->part_of[i]];
-    add_res(&p->res, &old.res, -1);
-    add_res(&p->res, &s->cost.res, 1);
+    cm_resources_sub(&p->res, &old.res);
+    cm_resources_add(&p->res, &s->cost.res);
     if (s->cost.cycles >= p->interval) {
         p->interval = s->cost.cycles;
         p->slowest = i;
@@ -465,9 +457,7 @@ double cm_design_cost(const cm_design *d)
 bool cm_design_part_fits(const cm_design *d, int pi)
 {
     const cm_part *p = &d->parts[pi];
-    const cm_resources *r = &p->res, *max = &d->board.resources;
-    if (r->dsp > max->dsp || r->bram18 > max->bram18 || r->uram > max->uram || r->lut > max->lut ||
-        r->ff > max->ff)
+    if (!cm_resources_fit(&p->res, &d->board.resources))
         return false;
     /* eq. 7: bits per sample over the sample interval, strictly below the board's. */
     return p->io_bits * d->clock_hz < d->board.bandwidth_gbps * 8e9 * p->interval;

@@ -36,6 +36,7 @@ static json_t *design_file_json(const cm_design *d, const cm_design_run *run)
     json_object_set_new(o, "batch", json_integer(d->opt.batch));
     json_object_set_new(o, "clock_mhz", json_real(d->opt.clock_mhz));
     json_object_set_new(o, "reconfiguration", json_boolean(d->opt.reconfiguration));
+    json_object_set_new(o, "weights_reloading", json_boolean(d->opt.weights_reloading));
     json_object_set_new(o, "default_weight_bits", json_integer(d->opt.default_weight_bits));
     json_object_set_new(o, "default_act_bits", json_integer(d->opt.default_act_bits));
     json_object_set(o, "optimiser", json_object_get(report, "optimiser"));
@@ -158,11 +159,15 @@ static cm_status read_options(reader *r, cm_design_options *o)
     json_t *reconf = json_object_get(r->root, "reconfiguration");
     if (st == CM_OK && reconf && !json_is_boolean(reconf))
         st = bad(r, "\"reconfiguration\" must be true or false", NULL);
+    json_t *reload = json_object_get(r->root, "weights_reloading");
+    if (st == CM_OK && reload && !json_is_boolean(reload))
+        st = bad(r, "\"weights_reloading\" must be true or false", NULL);
     if (st != CM_OK)
         return st;
     o->batch = (int)batch;
     o->clock_mhz = clock;
     o->reconfiguration = !reconf || json_is_true(reconf);
+    o->weights_reloading = !reload || json_is_true(reload);
     o->default_weight_bits = (int)wbits;
     o->default_act_bits = (int)abits;
     return CM_OK;

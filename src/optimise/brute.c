@@ -185,15 +185,6 @@ static bool fits(const cm_resources *r, const cm_resources *max)
            r->lut <= max->lut && r->ff <= max->ff;
 }
 
-static void res_add(cm_resources *acc, const cm_resources *r)
-{
-    acc->dsp += r->dsp;
-    acc->bram18 += r->bram18;
-    acc->uram += r->uram;
-    acc->lut += r->lut;
-    acc->ff += r->ff;
-}
-
 /* Puts the point being built into the design, touching only what differs. */
 static void apply_point(brute *b)
 {
@@ -273,7 +264,7 @@ static void try_folding(brute *b, int i, const brute_part *part, int64_t in, int
     cm_resources res;
     cm_design_node_cost_at(b->d, i, in, out, kernel, &cycles, NULL, &res);
     b->cost_evals++;
-    res_add(&next.res, &res);
+    cm_resources_add(&next.res, &res);
     if (!fits(&next.res, &b->board))
         return;
     if (cycles > next.interval)

@@ -473,3 +473,27 @@ cm_status cm_board_resolve(const char *name_or_path, cm_board *out, cm_error *er
                             name_or_path, builtin_list(list, sizeof list));
     return cm_board_load_file(name_or_path, out, err);
 }
+
+void cm_resources_add(cm_resources *acc, const cm_resources *r)
+{
+    acc->dsp += r->dsp;
+    acc->bram18 += r->bram18;
+    acc->uram += r->uram;
+    acc->lut += r->lut;
+    acc->ff += r->ff;
+}
+
+void cm_resources_sub(cm_resources *acc, const cm_resources *r)
+{
+    acc->dsp -= r->dsp;
+    acc->bram18 -= r->bram18;
+    acc->uram -= r->uram;
+    acc->lut -= r->lut;
+    acc->ff -= r->ff;
+}
+
+bool cm_resources_fit(const cm_resources *r, const cm_resources *max)
+{
+    return r->dsp <= max->dsp && r->bram18 <= max->bram18 && r->uram <= max->uram &&
+           r->lut <= max->lut && r->ff <= max->ff;
+}

@@ -16,7 +16,8 @@ if(CM_SYSTEM_PYTHON)
     set_tests_properties(test_torchvision PROPERTIES FIXTURES_REQUIRED torchvision_models)
   endif()
   # Tests that read the zoo models.
-  foreach(t test_zoo test_design test_optimise_rule test_optimise_anneal_brute test_optimise_exact)
+  foreach(t test_zoo test_design test_optimise_rule test_optimise_anneal_brute test_optimise_exact
+            test_latency)
     if(TEST ${t})
       set_tests_properties(${t} PROPERTIES FIXTURES_REQUIRED zoo_models)
     endif()

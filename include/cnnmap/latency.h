@@ -1,0 +1,126 @@
+/* fpgaConvNet's latency-driven flow (fpgaConvNet latency paper, section III): instead of
+ * one bitstream per part of the network, one flexible reference architecture executes
+ * every subgraph in turn, reloading only the weights between them. The network is cut
+ * into subgraphs before convolutional (and dense) layers (weights reloading), a layer
+ * alone in its subgraph may be split over its input feature maps (f_in passes and a
+ * final accumulation pass), the reference architecture is derived from the subgraphs'
+ * layer patterns, and the latency of eq. 7 is minimised under the board's resources.
+ *
+ * Every subgraph is a synchronous-dataflow graph on the reference architecture: its
+ * topology matrix Gamma = S (.) C (.) R (arcs x SDF nodes), its workload W aligned onto
+ * the reference (Alg. 1) and II = W / Gamma elementwise; it runs in
+ * (D + II_max * B) / clock (eq. 4, with the first input's interval counted in D), and
+ * the design takes the sum over subgraphs plus the weight transfers. */
+#ifndef CNNMAP_LATENCY_H
+#define CNNMAP_LATENCY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cnnmap/board.h>
+#include <cnnmap/error.h>
+#include <cnnmap/graph.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cm_latency_options {
+    double clock_mhz;        /* 0: the board's clock */
+    double bandwidth_gbps;   /* off-chip bandwidth, 0: the board's */
+    int batch;               /* inputs per run (1 for the latency objective) */
+    int word_bits;           /* fixed-point width of weights and activations (16: Q8.8) */
+    bool weights_reloading;  /* false: the whole network is one subgraph */
+    bool input_folding;      /* allow f_in > 1 */
+    int exhaustive_cuts;     /* enumerate every cut vector up to 2^this; beyond, hill-climb */
+} cm_latency_options;
+
+/* Clock and bandwidth from the board, batch 1, 16 bits, reloading and folding on, 8. */
+void cm_latency_options_init(cm_latency_options *o);
+
+typedef enum cm_latency_block_kind {
+    CM_LATENCY_CONV,  /* convolution (and dense) units: sliding window, fork, bank, accum */
+    CM_LATENCY_POOL,  /* max or average pooling, with its sliding window */
+    CM_LATENCY_RELU,  /* any pointwise layer */
+    CM_LATENCY_ACCUM  /* the final accumulation of input feature-map folding */
+} cm_latency_block_kind;
+
+/* One block of the reference architecture. */
+typedef struct cm_latency_block {
+    cm_latency_block_kind kind;
+    char name[24];      /* "conv0", "pool1", ... */
+    int coarse;         /* conv: coarse convolution units N; others: parallel streams */
+    int macc;           /* conv: MACC units per coarse unit; 1 otherwise */
+    int kernel[2];      /* the largest window scheduled on it (conv, pool) */
+    int bank_bram;      /* conv: BRAM18 per weight bank (one bank per MACC unit) */
+    int n_layers;       /* layers (or passes) scheduled on it over all subgraphs */
+    cm_resources res;
+} cm_latency_block;
+
+/* One subgraph of the schedule, with its SDF matrices on the reference architecture
+ * (row-major, n_arcs x n_nodes of the design). The memory node's two entries share one
+ * port, so its interval is their sum; every other node's is its largest entry. */
+typedef struct cm_latency_subgraph {
+    int first_layer, last_layer; /* graph layers it executes */
+    int fold, folds;            /* pass `fold` of `folds` (f_in); fold == folds: accumulation */
+    int64_t weight_words;       /* weights (and biases) loaded before it runs */
+    uint64_t macs;
+    double ii_max_cycles, depth_cycles;
+    double exec_s, weights_s;
+    int *column;   /* per scheduled SDF node of the subgraph: its reference column */
+    int *shift;    /* Alg. 1's right shift of each of those columns */
+    int n_columns;
+    double *workload, *ii;      /* aligned W and II = W / Gamma, n_arcs x n_nodes */
+} cm_latency_subgraph;
+
+typedef struct cm_latency_design {
+    int n_blocks;
+    cm_latency_block *blocks;
+    int n_nodes, n_arcs;        /* SDF nodes (memory + blocks' nodes) and arcs */
+    char (*node_names)[32];     /* per SDF node */
+    int *node_block;            /* per SDF node: its block, -1 for memory */
+    double *gamma;              /* the reference's topology matrix, n_arcs x n_nodes: arc a
+                                 * runs from node a to node a + 1 (the last back to memory);
+                                 * production positive, consumption negative, words/cycle */
+    int n_subgraphs;
+    cm_latency_subgraph *subgraphs;
+    int *fin;                   /* per graph layer: input feature-map folding (1 = none) */
+    int n_layers;
+    bool feasible;
+    double latency_s, exec_s, weights_s;
+    double gops, peak_gops;
+    cm_resources resources;
+    double clock_mhz, bandwidth_gbps;
+    int batch;
+    uint64_t evaluations;       /* design points costed by the search */
+    double time_s;              /* search time */
+} cm_latency_design;
+
+/* Searches cuts, f_in and foldings for the lowest latency (eq. 7) that fits the board.
+ * CM_EINPUT when the graph is not a chain of layers the flow supports; CM_EINFEASIBLE
+ * when nothing fits (out is then still filled with the best attempt, feasible false). */
+cm_status cm_latency_optimise(const cm_graph *g, const cm_board *board,
+                              const cm_latency_options *o, cm_latency_design *out, cm_error *err);
+
+/* Costs one given design point, for tests and for inspecting a hand-made point:
+ * cut[w] (w >= 1) cuts before the w-th weight (conv or dense) layer, and the foldings
+ * per block of the reference architecture those cuts give, in its order (NULL coarse:
+ * one unit per conv block and the streams rule for the others; NULL macc: 1; NULL
+ * bank_bram: banks that hold every layer unfolded). f_in follows from the banks: the
+ * smallest divisor of N_in whose share of the weights fits. */
+typedef struct cm_latency_point {
+    const bool *cut;        /* one entry per weight layer, cut[0] ignored */
+    const int *coarse, *macc, *bank_bram; /* one entry per block, or NULL */
+} cm_latency_point;
+
+cm_status cm_latency_evaluate(const cm_graph *g, const cm_board *board,
+                              const cm_latency_options *o, const cm_latency_point *p,
+                              cm_latency_design *out, cm_error *err);
+
+void cm_latency_design_free(cm_latency_design *d);
+
+const char *cm_latency_block_kind_name(cm_latency_block_kind k); /* "Convolution", ... */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

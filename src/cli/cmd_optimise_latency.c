@@ -1,0 +1,321 @@
+/* The latency-driven part of `cnnmap optimise ... --objective latency` on fpgaConvNet:
+ * runs cm_latency_optimise beside the throughput-driven design the command already
+ * optimised, chooses the lower latency, and prints the reference architecture, the
+ * schedule of subgraphs and, with --sdf, the SDF matrices (text or JSON). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cnnmap/design.h>
+#include <cnnmap/design_io.h>
+#include <cnnmap/latency.h>
+
+#include "cli/cli.h"
+#include "cli/latency_report.h"
+#include "design/design_json.h"
+
+typedef struct outcome {
+    cm_status status;       /* of the latency-driven flow */
+    cm_error err;
+    cm_latency_design ld;
+    double throughput_s;    /* INFINITY when the throughput design does not fit */
+    bool chose_latency;
+} outcome;
+
+static void run_flow(const cm_design *d, outcome *o)
+{
+    cm_latency_options lo;
+    cm_latency_options_init(&lo);
+    lo.clock_mhz = cm_design_options_of(d)->clock_mhz;
+    memset(&o->err, 0, sizeof o->err);
+    o->status = cm_latency_optimise(cm_design_graph(d), cm_design_board(d), &lo, &o->ld, &o->err);
+    o->throughput_s = cm_design_feasible(d) ? cm_design_cost(d) : INFINITY;
+    o->chose_latency = o->status == CM_OK && o->ld.latency_s < o->throughput_s;
+}
+
+static const char *layer_name(const cm_design *d, int i)
+{
+    return cm_design_graph(d)->layers[i].name;
+}
+
+/* ---- text ---- */
+
+static void print_blocks(const cm_latency_design *ld)
+{
+    printf("\n%-8s %-12s %6s %5s %7s %5s %6s %6s %7s %8s %9s\n", "block", "kind", "coarse", "macc",
+           "window", "bank", "layers", "DSP", "BRAM18", "LUT", "FF");
+    for (int b = 0; b < ld->n_blocks; b++) {
+        const cm_latency_block *x = &ld->blocks[b];
+        char window[32] = "-";
+        if (x->kind == CM_LATENCY_CONV || x->kind == CM_LATENCY_POOL)
+            snprintf(window, sizeof window, "%dx%d", x->kernel[0], x->kernel[1]);
+        printf("%-8s %-12s %6d %5d %7s %5d %6d %6" PRId64 " %7" PRId64 " %8" PRId64 " %9" PRId64 "\n",
+               x->name, cm_latency_block_kind_name(x->kind), x->coarse, x->macc, window,
+               x->bank_bram, x->n_layers, x->res.dsp, x->res.bram18, x->res.lut, x->res.ff);
+    }
+}
+
+static void print_schedule(const cm_design *d, const cm_latency_design *ld)
+{
+    printf("\n%4s %-14s %-14s %7s %12s %10s %10s %11s %10s\n", "sub", "first", "last", "fold",
+           "II cycles", "depth", "exec ms", "weights ms", "weights");
+    for (int s = 0; s < ld->n_subgraphs; s++) {
+        const cm_latency_subgraph *x = &ld->subgraphs[s];
+        char fold[32] = "-";
+        if (x->folds > 1 && x->fold < x->folds)
+            snprintf(fold, sizeof fold, "%d/%d", x->fold + 1, x->folds);
+        else if (x->folds > 1)
+            snprintf(fold, sizeof fold, "acc");
+        printf("%4d %-14.14s %-14.14s %7s %12.0f %10.0f %10.6g %11.6g %10" PRId64 "\n", s,
+               layer_name(d, x->first_layer), layer_name(d, x->last_layer), fold, x->ii_max_cycles,
+               x->depth_cycles, x->exec_s * 1e3, x->weights_s * 1e3, x->weight_words);
+    }
+}
+
+static void print_matrix(const cm_latency_design *ld, const char *title, const double *m)
+{
+    printf("%s\n%6s", title, "arc");
+    for (int c = 0; c < ld->n_nodes; c++)
+        printf(" %13.13s", ld->node_names[c]);
+    printf("\n");
+    for (int r = 0; r < ld->n_arcs; r++) {
+        printf("%6d", r);
+        for (int c = 0; c < ld->n_nodes; c++)
+            printf(" %13.6g", m[r * ld->n_nodes + c]);
+        printf("\n");
+    }
+}
+
+static void print_sdf(const cm_latency_design *ld)
+{
+    printf("\nSDF: arc a runs from node a to node a+1 (the last back to memory); "
+           "Gamma = S (.) C (.) R in words/cycle\n");
+    print_matrix(ld, "Gamma (reference architecture)", ld->gamma);
+    for (int s = 0; s < ld->n_subgraphs; s++) {
+        const cm_latency_subgraph *x = &ld->subgraphs[s];
+        printf("\nsubgraph %d: columns", s);
+        for (int k = 0; k < x->n_columns; k++)
+            printf(" %d(+%d)", x->column[k], x->shift[k]);
+        printf(" (reference column and Alg. 1 shift)\n");
+        print_matrix(ld, "W (aligned)", x->workload);
+        print_matrix(ld, "II = W / Gamma (cycles)", x->ii);
+    }
+}
+
+static void print_fin(const cm_design *d, const cm_latency_design *ld)
+{
+    bool any = false;
+    for (int i = 0; i < ld->n_layers; i++)
+        if (ld->fin[i] > 1) {
+            printf("%s %s %d", any ? "," : "f_in        ", layer_name(d, i), ld->fin[i]);
+            any = true;
+        }
+    if (any)
+        printf("\n");
+}
+
+static void print_section(const cm_design *d, const outcome *o, bool sdf)
+{
+    printf("\nlatency-driven design (weights reloading, one reference architecture)\n");
+    if (o->status != CM_OK && o->status != CM_EINFEASIBLE) {
+        printf("not available: %s\n", o->err.message);
+        return;
+    }
+    const cm_latency_design *ld = &o->ld;
+    const cm_resources *r = &ld->resources, *h = &cm_design_board(d)->resources;
+    printf("feasible     %s\n", ld->feasible ? "yes" : o->err.message);
+    printf("latency      %.6g ms (execution %.6g ms, weight loading %.6g ms, %d subgraph%s)\n",
+           ld->latency_s * 1e3, ld->exec_s * 1e3, ld->weights_s * 1e3, ld->n_subgraphs,
+           ld->n_subgraphs == 1 ? "" : "s");
+    printf("performance  %.4g GOp/s of %.4g GOp/s peak (%.1f%%)\n", ld->gops, ld->peak_gops,
+           ld->peak_gops > 0 ? 100.0 * ld->gops / ld->peak_gops : 0.0);
+    printf("resources    DSP %" PRId64 "/%" PRId64 " (%.1f%%), BRAM18 %" PRId64 "/%" PRId64
+           ", LUT %" PRId64 "/%" PRId64 ", FF %" PRId64 "/%" PRId64 "\n",
+           r->dsp, h->dsp, h->dsp ? 100.0 * (double)r->dsp / (double)h->dsp : 0.0, r->bram18,
+           h->bram18, r->lut, h->lut, r->ff, h->ff);
+    printf("search       %" PRIu64 " design points, %.3f s\n", ld->evaluations, ld->time_s);
+    print_fin(d, ld);
+    print_blocks(ld);
+    print_schedule(d, ld);
+    if (sdf)
+        print_sdf(ld);
+}
+
+static void print_choice(const outcome *o)
+{
+    if (o->chose_latency && !isfinite(o->throughput_s))
+        printf("\nchosen       latency-driven: %.6g ms; the throughput-driven design does not "
+               "fit\n", o->ld.latency_s * 1e3);
+    else if (o->chose_latency)
+        printf("\nchosen       latency-driven: %.6g ms against %.6g ms throughput-driven "
+               "(%.3gx lower)\n", o->ld.latency_s * 1e3, o->throughput_s * 1e3,
+               o->throughput_s / o->ld.latency_s);
+    else
+        printf("\nchosen       throughput-driven: %.6g ms (latency-driven %.6g ms)\n",
+               o->throughput_s * 1e3, o->status == CM_OK ? o->ld.latency_s * 1e3 : INFINITY);
+}
+
+/* ---- JSON ---- */
+
+static json_t *matrix_json(const cm_latency_design *ld, const double *m)
+{
+    json_t *rows = json_array();
+    for (int r = 0; r < ld->n_arcs; r++) {
+        json_t *row = json_array();
+        for (int c = 0; c < ld->n_nodes; c++)
+            json_array_append_new(row, json_real(m[r * ld->n_nodes + c]));
+        json_array_append_new(rows, row);
+    }
+    return rows;
+}
+
+static json_t *ints_json(const int *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(v[i]));
+    return a;
+}
+
+static json_t *sdf_json(const cm_latency_design *ld)
+{
+    json_t *o = json_object(), *nodes = json_array(), *subs = json_array();
+    for (int c = 0; c < ld->n_nodes; c++)
+        json_array_append_new(nodes, json_string(ld->node_names[c]));
+    json_object_set_new(o, "nodes", nodes);
+    json_object_set_new(o, "gamma", matrix_json(ld, ld->gamma));
+    for (int s = 0; s < ld->n_subgraphs; s++) {
+        const cm_latency_subgraph *x = &ld->subgraphs[s];
+        json_t *j = json_object();
+        json_object_set_new(j, "columns", ints_json(x->column, x->n_columns));
+        json_object_set_new(j, "shift", ints_json(x->shift, x->n_columns));
+        json_object_set_new(j, "workload", matrix_json(ld, x->workload));
+        json_object_set_new(j, "ii", matrix_json(ld, x->ii));
+        json_array_append_new(subs, j);
+    }
+    json_object_set_new(o, "subgraphs", subs);
+    return o;
+}
+
+static json_t *block_json(const cm_latency_block *x)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(x->name));
+    json_object_set_new(o, "kind", json_string(cm_latency_block_kind_name(x->kind)));
+    json_object_set_new(o, "coarse", json_integer(x->coarse));
+    json_object_set_new(o, "macc", json_integer(x->macc));
+    json_object_set_new(o, "kernel", ints_json(x->kernel, 2));
+    json_object_set_new(o, "bank_bram18", json_integer(x->bank_bram));
+    json_object_set_new(o, "layers", json_integer(x->n_layers));
+    json_object_set_new(o, "resources", cm_resources_json(&x->res, false));
+    return o;
+}
+
+static json_t *subgraph_json(const cm_design *d, const cm_latency_subgraph *x)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "first", json_string(layer_name(d, x->first_layer)));
+    json_object_set_new(o, "last", json_string(layer_name(d, x->last_layer)));
+    json_object_set_new(o, "fold", json_integer(x->fold));
+    json_object_set_new(o, "folds", json_integer(x->folds));
+    json_object_set_new(o, "ii_cycles", json_real(x->ii_max_cycles));
+    json_object_set_new(o, "depth_cycles", json_real(x->depth_cycles));
+    json_object_set_new(o, "exec_s", json_real(x->exec_s));
+    json_object_set_new(o, "weights_s", json_real(x->weights_s));
+    json_object_set_new(o, "weight_words", json_integer(x->weight_words));
+    return o;
+}
+
+static json_t *latency_json(const cm_design *d, const outcome *o, bool sdf)
+{
+    json_t *j = json_object();
+    if (o->status != CM_OK && o->status != CM_EINFEASIBLE) {
+        json_object_set_new(j, "available", json_false());
+        json_object_set_new(j, "message", json_string(o->err.message));
+        return j;
+    }
+    const cm_latency_design *ld = &o->ld;
+    json_t *blocks = json_array(), *subs = json_array(), *fin = json_object();
+    json_object_set_new(j, "feasible", json_boolean(ld->feasible));
+    json_object_set_new(j, "latency_s", json_real(ld->latency_s));
+    json_object_set_new(j, "exec_s", json_real(ld->exec_s));
+    json_object_set_new(j, "weights_s", json_real(ld->weights_s));
+    json_object_set_new(j, "gops", json_real(ld->gops));
+    json_object_set_new(j, "peak_gops", json_real(ld->peak_gops));
+    json_object_set_new(j, "dsp_use", json_real(cm_design_board(d)->resources.dsp
+        ? (double)ld->resources.dsp / (double)cm_design_board(d)->resources.dsp : 0.0));
+    json_object_set_new(j, "resources", cm_resources_json(&ld->resources, false));
+    json_object_set_new(j, "bandwidth_gbps", json_real(ld->bandwidth_gbps));
+    for (int b = 0; b < ld->n_blocks; b++)
+        json_array_append_new(blocks, block_json(&ld->blocks[b]));
+    json_object_set_new(j, "blocks", blocks);
+    for (int s = 0; s < ld->n_subgraphs; s++)
+        json_array_append_new(subs, subgraph_json(d, &ld->subgraphs[s]));
+    json_object_set_new(j, "schedule", subs);
+    for (int i = 0; i < ld->n_layers; i++)
+        if (ld->fin[i] > 1)
+            json_object_set_new(fin, layer_name(d, i), json_integer(ld->fin[i]));
+    json_object_set_new(j, "fin", fin);
+    json_object_set_new(j, "evaluations", json_integer((json_int_t)ld->evaluations));
+    json_object_set_new(j, "time_s", json_real(ld->time_s));
+    if (sdf)
+        json_object_set_new(j, "sdf", sdf_json(ld));
+    return j;
+}
+
+/* The top-level figures become the chosen design's; the throughput-driven ones move. */
+static void adopt_latency(json_t *obj, const cm_design *d, const outcome *o)
+{
+    json_t *t = json_object();
+    json_object_set(t, "latency_s", json_object_get(obj, "latency_s"));
+    json_object_set(t, "gops", json_object_get(obj, "gops"));
+    json_object_set(t, "partitions", json_object_get(obj, "partitions"));
+    json_object_set(t, "feasible", json_object_get(obj, "feasible"));
+    json_object_set(t, "resources", json_object_get(obj, "resources"));
+    json_object_set_new(obj, "throughput_driven", t);
+    const cm_latency_design *ld = &o->ld;
+    json_object_set_new(obj, "feasible", json_true());
+    json_object_set_new(obj, "latency_s", json_real(ld->latency_s));
+    json_object_set_new(obj, "latency_cycles", json_real(ld->latency_s * ld->clock_mhz * 1e6));
+    json_object_set_new(obj, "throughput_fps", json_real(ld->batch / ld->latency_s));
+    json_object_set_new(obj, "gops", json_real(ld->gops));
+    json_object_set_new(obj, "partitions", json_integer(1));
+    json_object_set_new(obj, "resources", cm_resources_json(&ld->resources, true));
+    (void)d;
+}
+
+static int print_json(const cm_design *d, const cm_design_run *run, const outcome *o, bool sdf)
+{
+    json_t *obj = cm_design_report_json(d, run);
+    if (!obj)
+        return cm_cli_print_json(NULL);
+    if (o->chose_latency)
+        adopt_latency(obj, d, o);
+    json_object_set_new(obj, "chosen",
+                        json_string(o->chose_latency ? "latency_driven" : "throughput_driven"));
+    json_object_set_new(obj, "latency_driven", latency_json(d, o, sdf));
+    return cm_cli_print_json(obj);
+}
+
+int cm_cli_latency_report(const cm_design *d, const cm_design_run *run,
+                          const cm_cli_latency_args *a, bool *chose_latency)
+{
+    *chose_latency = false;
+    if (!a->weights_reloading)
+        return cm_cli_print_design(d, run, a->json);
+    outcome o;
+    run_flow(d, &o);
+    *chose_latency = o.chose_latency;
+    int rc;
+    if (a->json) {
+        rc = print_json(d, run, &o, a->sdf);
+    } else {
+        rc = cm_cli_print_design(d, run, false);
+        print_section(d, &o, a->sdf);
+        print_choice(&o);
+        rc = rc == CM_OK && fflush(stdout) != 0 ? CM_EINTERNAL : rc;
+    }
+    cm_latency_design_free(&o.ld);
+    return rc;
+}

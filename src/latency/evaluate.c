@@ -1,0 +1,447 @@
+/* The cost of one latency-driven design point (paper III-B): input feature-map folding
+ * chosen from the weight banks, the schedule of subgraphs, each block's resources from
+ * fpgaConvNet's building-block models (backend-models.md 2.4) sized for the largest
+ * layer scheduled on it, and each subgraph's time from its SDF entries, II = W / Gamma.
+ *
+ * Readings of the paper, all in one place:
+ *  - A conv block has N coarse units of m MACC units each. A K x K window is fed to the
+ *    units in ceil(K^2 / m) chunks of m words (zero-padded to a multiple of m: the DSP
+ *    under-use of heterogeneous kernels); each window goes to every unit once per group
+ *    of N filters, ceil(N_out / N) times. Its sliding window takes one map word a cycle.
+ *  - Every subgraph reads its input from off-chip memory and writes its output there;
+ *    the memory node streams at the board's bandwidth, shared by its two arcs.
+ *  - Weights are loaded before each subgraph (t_weights = bytes / bandwidth) when there
+ *    are several; a single subgraph keeps its weights on chip between inputs.
+ *  - eq. 4: t = (D + II_max * (B - 1)) / clock with D = II_max + the pipeline depth,
+ *    i.e. the first input's own interval plus the fill (backend-models.md 2.5). */
+#include "latency/latency_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/fpgaconvnet_blocks.h"
+
+int cm_lat_block_nodes(cm_latency_block_kind k)
+{
+    return k == CM_LATENCY_CONV ? 2 : 1;
+}
+
+static double ceil_div(double a, double b)
+{
+    return ceil(a / b);
+}
+
+static double padded_words(const cm_lat_layer *l, double channels)
+{
+    return (double)(l->rows + l->pad[0] + l->pad[2]) * (l->cols + l->pad[1] + l->pad[3]) * channels;
+}
+
+/* Sliding-window fill (backend-models.md 2.2) for ch channels per stream. */
+static double window_depth(const cm_lat_layer *l, double ch)
+{
+    return (l->cols + l->pad[1] + l->pad[3]) * ch * (l->kernel[0] - 1) +
+           ch * l->kernel[0] * (l->kernel[1] - 1);
+}
+
+static int conv_entries(const cm_lat_layer *l, int folds, int coarse, int macc,
+                        cm_lat_entry e[2], double *depth)
+{
+    const double nin = (double)(l->nin / folds), outs = (double)l->rows_out * l->cols_out;
+    const double groups = ceil_div(l->nout, coarse);
+    const double chunks = ceil_div((double)l->kernel[0] * l->kernel[1], macc);
+    /* sliding window: map words in, windows out, one of each a cycle */
+    e[0] = (cm_lat_entry){-padded_words(l, nin), -1.0, outs * nin, 1.0};
+    /* bank: m-word window chunks in (broadcast to the N units), output slots out */
+    e[1] = (cm_lat_entry){-outs * nin * groups * chunks * macc, -(double)macc,
+                          outs * coarse * groups, (double)coarse};
+    *depth = window_depth(l, nin) + chunks + nin * groups;
+    return 2;
+}
+
+int cm_lat_step_entries(const cm_lat_layer *l, cm_latency_block_kind kind, int folds, int coarse,
+                        int macc, cm_lat_entry e[2], double *depth)
+{
+    const double c = coarse, out = (double)l->rows_out * l->cols_out * l->nout;
+    *depth = 0.0;
+    switch (kind) {
+    case CM_LATENCY_CONV:
+        return conv_entries(l, folds, coarse, macc, e, depth);
+    case CM_LATENCY_POOL:
+        e[0] = (cm_lat_entry){-padded_words(l, l->nin), -c, out, c};
+        *depth = window_depth(l, ceil_div(l->nin, c));
+        return 1;
+    case CM_LATENCY_RELU:
+        e[0] = (cm_lat_entry){-out, -c, out, c};
+        return 1;
+    case CM_LATENCY_ACCUM:
+        /* the f_in partial maps of the folded layer, summed into its output */
+        e[0] = (cm_lat_entry){-out * folds, -c, out, c};
+        return 1;
+    }
+    return 0;
+}
+
+void cm_lat_sub_io(const cm_lat_net *net, const cm_lat_sub *s, double *in_words,
+                   double *out_words)
+{
+    const cm_lat_step *first = &s->steps[0], *last = &s->steps[s->n_steps - 1];
+    const cm_lat_layer *f = &net->l[first->layer], *l = &net->l[last->layer];
+    const double f_out = (double)f->nout * f->rows_out * f->cols_out;
+    if (first->kind == CM_LATENCY_ACCUM)
+        *in_words = f_out * s->folds;
+    else
+        *in_words = (double)f->rows * f->cols * (f->nin / (first->kind == CM_LATENCY_CONV ? s->folds : 1));
+    *out_words = (double)l->nout * l->rows_out * l->cols_out;
+}
+
+/* ---- input feature-map folding and the schedule ---- */
+
+static int64_t bank_words(const cm_lat_layer *l, int folds, int coarse, int macc)
+{
+    return (int64_t)ceil_div(l->nout, coarse) * (l->nin / folds) *
+           (int64_t)ceil_div((double)l->kernel[0] * l->kernel[1], macc);
+}
+
+static bool bank_fits(const cm_lat_machine *m, const cm_lat_fold *f, const cm_lat_step *s,
+                      const cm_lat_layer *l, int folds)
+{
+    int64_t words = bank_words(l, folds, f->coarse[s->block], f->macc[s->block]);
+    return cm_fcn_bram_mem(words, m->word_bits) <= f->bank[s->block];
+}
+
+int cm_lat_full_bank(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f, int b)
+{
+    int64_t need = 1;
+    for (int gi = 0; gi < a->n_groups; gi++)
+        for (int k = 0; k < a->groups[gi].n_steps; k++) {
+            const cm_lat_step *s = &a->groups[gi].steps[k];
+            if (s->block != b)
+                continue;
+            int64_t bram = cm_fcn_bram_mem(bank_words(&a->net->l[s->layer], 1, f->coarse[b], f->macc[b]),
+                                           m->word_bits);
+            if (bram > need)
+                need = bram;
+        }
+    return need > INT32_MAX ? INT32_MAX : (int)need;
+}
+
+/* The smallest divisor of N_in (up to CM_LAT_MAX_FIN) whose weights fit the bank. */
+static int choose_fin(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
+                      const cm_lat_group *g, bool *ok)
+{
+    const cm_lat_layer *l = &a->net->l[g->steps[0].layer];
+    int last = 1;
+    for (int d = 1; d <= l->nin && d <= CM_LAT_MAX_FIN; d++) {
+        if (l->nin % d)
+            continue;
+        last = d;
+        if (bank_fits(m, f, &g->steps[0], l, d))
+            return d;
+    }
+    *ok = false;
+    return last;
+}
+
+static bool group_banks_fit(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
+                            const cm_lat_group *g)
+{
+    for (int s = 0; s < g->n_steps; s++)
+        if (g->steps[s].kind == CM_LATENCY_CONV &&
+            !bank_fits(m, f, &g->steps[s], &a->net->l[g->steps[s].layer], 1))
+            return false;
+    return true;
+}
+
+static void add_sub(cm_lat_eval *e, int group, int fold, int folds, const cm_lat_step *steps, int n)
+{
+    e->subs[e->n_subs++] = (cm_lat_sub){group, fold, folds, n, steps};
+}
+
+/* Expands the groups into subgraphs; false when some weights fit no bank. */
+static bool schedule(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
+                     cm_lat_eval *e)
+{
+    bool ok = true;
+    e->n_subs = 0;
+    for (int gi = 0; gi < a->n_groups; gi++) {
+        const cm_lat_group *g = &a->groups[gi];
+        int fin = 1;
+        if (g->foldable) {
+            fin = choose_fin(a, m, f, g, &ok);
+            e->fin[g->weight] = fin;
+        } else {
+            ok &= group_banks_fit(a, m, f, g);
+        }
+        if (fin == 1) {
+            add_sub(e, gi, 0, 1, g->steps, g->n_steps);
+            continue;
+        }
+        for (int k = 0; k < fin; k++)
+            add_sub(e, gi, k, fin, g->steps, 1);
+        add_sub(e, gi, fin, fin, g->acc_steps, g->n_acc_steps);
+    }
+    return ok;
+}
+
+/* ---- block resources ---- */
+
+typedef struct block_size {
+    int rows, cols, channels, kernel[2], pad[4];
+    bool has_bias, used;
+} block_size;
+
+static void size_add(block_size *z, const cm_lat_layer *l, int channels)
+{
+    z->used = true;
+    if (l->rows > z->rows) z->rows = l->rows;
+    if (l->cols > z->cols) z->cols = l->cols;
+    if (channels > z->channels) z->channels = channels;
+    for (int i = 0; i < 2; i++)
+        if (l->kernel[i] > z->kernel[i]) z->kernel[i] = l->kernel[i];
+    for (int i = 0; i < 4; i++)
+        if (l->pad[i] > z->pad[i]) z->pad[i] = l->pad[i];
+    z->has_bias |= l->has_bias;
+}
+
+static void fcn_sized(cm_fcn_layer *x, cm_fcn_kind kind, const block_size *z, int word_bits)
+{
+    cm_fcn_layer_init(x, kind);
+    x->rows = z->rows;
+    x->cols = z->cols;
+    x->channels = z->channels;
+    x->kernel[0] = z->kernel[0];
+    x->kernel[1] = z->kernel[1];
+    memcpy(x->pad, z->pad, sizeof x->pad);
+    x->has_bias = z->has_bias;
+    x->data_width = x->weight_width = x->acc_width = x->bias_width = word_bits;
+}
+
+/* A conv block is fpgaConvNet's HLS convolution with one filter per coarse unit (so
+ * coarse_out = N, fine = m); its weight memory is then replaced by the block's banks:
+ * N * m banks of `bank` BRAM18 each, one per MACC unit. */
+static cm_resources conv_resources(const block_size *z, int coarse, int macc, int bank, int wb)
+{
+    cm_fcn_layer x;
+    fcn_sized(&x, CM_FCN_CONV, z, wb);
+    x.filters = x.coarse_out = coarse;
+    x.fine = macc;
+    cm_block_cost c;
+    cm_fcn_layer_cost(&x, &c);
+    const int64_t units = (int64_t)coarse * macc;
+    const int64_t own = (int64_t)((double)x.channels * x.kernel[0] * x.kernel[1] / macc);
+    c.res.bram18 += units * bank - cm_fcn_bram_mem(own, wb) * units;
+    return c.res;
+}
+
+static cm_resources block_resources(cm_latency_block_kind k, const block_size *z,
+                                    const cm_lat_fold *f, int b, int wb)
+{
+    cm_resources none = {0};
+    if (!z->used)
+        return none;
+    if (k == CM_LATENCY_CONV)
+        return conv_resources(z, f->coarse[b], f->macc[b], f->bank[b], wb);
+    if (k != CM_LATENCY_POOL)
+        return none; /* pointwise and accumulation layers cost nothing in the model (2.4e) */
+    cm_fcn_layer x;
+    fcn_sized(&x, CM_FCN_POOL, z, wb);
+    /* more streams than channels would leave a stream without a channel */
+    x.coarse_in = x.coarse_out = f->coarse[b] < z->channels ? f->coarse[b] : z->channels;
+    cm_block_cost c;
+    cm_fcn_layer_cost(&x, &c);
+    return c.res;
+}
+
+static void resources(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
+                      cm_lat_eval *e, block_size *sizes)
+{
+    memset(sizes, 0, (size_t)a->n_blocks * sizeof *sizes);
+    memset(e->block_layers, 0, (size_t)a->n_blocks * sizeof *e->block_layers);
+    for (int si = 0; si < e->n_subs; si++)
+        for (int k = 0; k < e->subs[si].n_steps; k++) {
+            const cm_lat_step *s = &e->subs[si].steps[k];
+            const cm_lat_layer *l = &a->net->l[s->layer];
+            int folds = s->kind == CM_LATENCY_CONV ? e->subs[si].folds : 1;
+            size_add(&sizes[s->block], l, l->nin / folds);
+            e->block_layers[s->block]++;
+        }
+    memset(&e->res, 0, sizeof e->res);
+    for (int b = 0; b < a->n_blocks; b++) {
+        e->block_res[b] = block_resources(a->kind[b], &sizes[b], f, b, m->word_bits);
+        e->block_kernel[2 * b] = sizes[b].kernel[0];
+        e->block_kernel[2 * b + 1] = sizes[b].kernel[1];
+        cm_resources_add(&e->res, &e->block_res[b]);
+    }
+}
+
+/* ---- timing ---- */
+
+static double entry_ii(const cm_lat_entry *x)
+{
+    double a = x->w_in / x->g_in, b = x->w_out / x->g_out;
+    return a > b ? a : b;
+}
+
+/* Interval of the memory node and of the conv nodes (whose rates the rule for the
+ * other blocks' streams must not undercut), and the depth of the subgraph. */
+static double sub_base_ii(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
+                          const cm_lat_sub *s)
+{
+    double in, out;
+    cm_lat_sub_io(a->net, s, &in, &out);
+    double ii = (in + out) / m->bw_words;
+    for (int k = 0; k < s->n_steps; k++) {
+        const cm_lat_step *st = &s->steps[k];
+        if (st->kind != CM_LATENCY_CONV)
+            continue;
+        cm_lat_entry e[2];
+        double depth;
+        int n = cm_lat_step_entries(&a->net->l[st->layer], st->kind, s->folds, f->coarse[st->block],
+                                    f->macc[st->block], e, &depth);
+        for (int i = 0; i < n; i++)
+            ii = fmax(ii, entry_ii(&e[i]));
+    }
+    return ii;
+}
+
+/* The fewest streams (a power of two, at most the channels and 64) that keep each
+ * pooling, pointwise or accumulation block off its subgraphs' critical paths. */
+static void auto_coarse(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold *f,
+                        cm_lat_eval *e)
+{
+    for (int b = 0; b < a->n_blocks; b++)
+        if (a->kind[b] != CM_LATENCY_CONV)
+            f->coarse[b] = 1;
+    for (int si = 0; si < e->n_subs; si++) {
+        const cm_lat_sub *s = &e->subs[si];
+        double base = sub_base_ii(a, m, f, s);
+        for (int k = 0; k < s->n_steps; k++) {
+            const cm_lat_step *st = &s->steps[k];
+            const cm_lat_layer *l = &a->net->l[st->layer];
+            if (st->kind == CM_LATENCY_CONV)
+                continue;
+            int cap = l->nout < 64 ? l->nout : 64, c = f->coarse[st->block];
+            cm_lat_entry x[2];
+            double depth;
+            while (c * 2 <= cap) {
+                cm_lat_step_entries(l, st->kind, s->folds, c, 1, x, &depth);
+                if (entry_ii(&x[0]) <= base)
+                    break;
+                c *= 2;
+            }
+            f->coarse[st->block] = c;
+        }
+    }
+}
+
+static int64_t step_weight_words(const cm_lat_layer *l, cm_latency_block_kind kind, int folds)
+{
+    if (kind == CM_LATENCY_ACCUM)
+        return l->biases;
+    if (kind != CM_LATENCY_CONV)
+        return 0;
+    return folds > 1 ? l->weights / folds : l->weights + l->biases;
+}
+
+static void time_sub(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
+                     cm_lat_eval *e, int si)
+{
+    const cm_lat_sub *s = &e->subs[si];
+    double in, out, depth_sum = 0.0;
+    cm_lat_sub_io(a->net, s, &in, &out);
+    double ii = (in + out) / m->bw_words;
+    int64_t words = 0;
+    for (int k = 0; k < s->n_steps; k++) {
+        const cm_lat_step *st = &s->steps[k];
+        const cm_lat_layer *l = &a->net->l[st->layer];
+        cm_lat_entry x[2];
+        double depth;
+        int n = cm_lat_step_entries(l, st->kind, s->folds, f->coarse[st->block], f->macc[st->block],
+                                    x, &depth);
+        for (int i = 0; i < n; i++)
+            ii = fmax(ii, entry_ii(&x[i]));
+        depth_sum += depth;
+        words += step_weight_words(l, st->kind, s->folds);
+    }
+    e->sub_ii[si] = ii;
+    e->sub_depth[si] = depth_sum;
+    e->sub_exec[si] = (depth_sum + ii * m->batch) / m->clock_hz;
+    e->sub_weight_words[si] = words;
+}
+
+static bool fits(const cm_resources *r, const cm_resources *max)
+{
+    return r->dsp <= max->dsp && r->bram18 <= max->bram18 && r->lut <= max->lut &&
+           r->ff <= max->ff && r->uram <= max->uram;
+}
+
+void cm_lat_evaluate(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold *f,
+                     cm_lat_eval *e)
+{
+    block_size sizes[a->n_blocks > 0 ? a->n_blocks : 1];
+    for (int w = 0; w < a->net->n_weight; w++)
+        e->fin[w] = 1;
+    bool banks = schedule(a, m, f, e);
+    if (f->auto_coarse)
+        auto_coarse(a, m, f, e);
+    resources(a, m, f, e, sizes);
+    e->exec_s = e->weights_s = 0.0;
+    const double bytes = m->word_bits / 8.0;
+    for (int si = 0; si < e->n_subs; si++) {
+        time_sub(a, m, f, e, si);
+        e->sub_weights_s[si] =
+            e->n_subs > 1 ? (double)e->sub_weight_words[si] * bytes / m->bw_bytes_s : 0.0;
+        e->exec_s += e->sub_exec[si];
+        e->weights_s += e->sub_weights_s[si];
+    }
+    e->latency_s = e->exec_s + e->weights_s;
+    e->feasible = banks && fits(&e->res, &m->avail);
+}
+
+/* ---- scratch ---- */
+
+static int max_subs(const cm_lat_arch *a)
+{
+    int n = 0;
+    for (int gi = 0; gi < a->n_groups; gi++)
+        n += a->groups[gi].foldable ? CM_LAT_MAX_FIN + 1 : 1;
+    return n;
+}
+
+cm_status cm_lat_eval_init(const cm_lat_arch *a, cm_lat_eval *e, cm_error *err)
+{
+    memset(e, 0, sizeof *e);
+    size_t ns = (size_t)max_subs(a), nb = (size_t)a->n_blocks + 1;
+    e->fin = calloc((size_t)a->net->n_weight, sizeof *e->fin);
+    e->subs = calloc(ns, sizeof *e->subs);
+    e->sub_ii = calloc(ns, sizeof *e->sub_ii);
+    e->sub_depth = calloc(ns, sizeof *e->sub_depth);
+    e->sub_exec = calloc(ns, sizeof *e->sub_exec);
+    e->sub_weights_s = calloc(ns, sizeof *e->sub_weights_s);
+    e->sub_weight_words = calloc(ns, sizeof *e->sub_weight_words);
+    e->block_res = calloc(nb, sizeof *e->block_res);
+    e->block_layers = calloc(nb, sizeof *e->block_layers);
+    e->block_kernel = calloc(2 * nb, sizeof *e->block_kernel);
+    if (!e->block_kernel || !e->fin || !e->subs || !e->sub_ii || !e->sub_depth || !e->sub_exec || !e->sub_weights_s ||
+        !e->sub_weight_words || !e->block_res || !e->block_layers) {
+        cm_lat_eval_free(e);
+        return cm_error_nomem(err);
+    }
+    return CM_OK;
+}
+
+void cm_lat_eval_free(cm_lat_eval *e)
+{
+    free(e->fin);
+    free(e->subs);
+    free(e->sub_ii);
+    free(e->sub_depth);
+    free(e->sub_exec);
+    free(e->sub_weights_s);
+    free(e->sub_weight_words);
+    free(e->block_res);
+    free(e->block_layers);
+    free(e->block_kernel);
+    memset(e, 0, sizeof *e);
+}

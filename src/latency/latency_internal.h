@@ -1,0 +1,156 @@
+/* The inside of the latency-driven flow, shared by the files of src/latency: the
+ * network as a chain of hardware layers (net.c), the subgraph groups and the reference
+ * architecture derived from them by pattern matching (arch.c), the cost of one design
+ * point on it (evaluate.c), the SDF matrices of the final design (sdf.c) and the
+ * search (search.c). */
+#ifndef CM_LATENCY_INTERNAL_H
+#define CM_LATENCY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cnnmap/latency.h>
+
+/* One hardware layer of the chain. A dense layer is a convolution with a 1x1 window
+ * over a 1x1 map of C*H*W channels (fpgaConvNet's InnerProduct has the same module
+ * chain as its convolution), so it is a weight layer and a partition point too. */
+typedef struct cm_lat_layer {
+    int graph_index;
+    cm_latency_block_kind kind;
+    int nin, nout;            /* channels in and out */
+    int rows, cols, rows_out, cols_out;
+    int kernel[2], stride[2], pad[4];
+    bool has_bias;
+    int64_t weights, biases;  /* words */
+    uint64_t macs;
+} cm_lat_layer;
+
+typedef struct cm_lat_net {
+    int n;
+    cm_lat_layer *l;
+    int n_weight;
+    int *weight_at;   /* net index of each weight layer */
+    int n_graph_layers;
+    uint64_t macs;
+} cm_lat_net;
+
+cm_status cm_lat_net_build(const cm_graph *g, cm_lat_net *net, cm_error *err);
+void cm_lat_net_free(cm_lat_net *net);
+
+/* One scheduled step: a layer (or one pass of a folded layer) on a block. */
+typedef struct cm_lat_step {
+    int layer;                   /* net index */
+    cm_latency_block_kind kind;  /* the block kind; ACCUM for a folded layer's sum */
+    int block;
+} cm_lat_step;
+
+/* A group of layers between two cuts. When its only weight layer is its first layer it
+ * may be folded over its input maps: then it runs as `fin` passes of that layer alone
+ * and an accumulation subgraph with the rest of the group (acc_steps). */
+typedef struct cm_lat_group {
+    int first, end;          /* net layers */
+    int weight;              /* index among weight layers of its only one, -1 if not alone */
+    bool foldable;
+    int n_steps, n_acc_steps;
+    cm_lat_step *steps, *acc_steps;
+} cm_lat_group;
+
+/* The reference architecture of one cut vector: the blocks every group's pattern
+ * embeds into (a shortest common supersequence of the groups' block kinds). */
+typedef struct cm_lat_arch {
+    const cm_lat_net *net;
+    int n_groups;
+    cm_lat_group *groups;
+    int n_blocks;
+    cm_latency_block_kind *kind;
+    int n_conv;              /* conv blocks */
+} cm_lat_arch;
+
+cm_status cm_lat_arch_build(const cm_lat_net *net, const bool *cut, bool input_folding,
+                            cm_lat_arch *a, cm_error *err);
+void cm_lat_arch_free(cm_lat_arch *a);
+
+/* The values of a conv block's coarse units (or MACCs) at which some layer's number of
+ * passes ceil(v / x) changes: ceil(v / q) for every v and q. Ascending, no repeats;
+ * *out is malloc'd. */
+cm_status cm_lat_breakpoints(const int *values, int n, int **out, int *count, cm_error *err);
+
+/* The largest input feature-map folding tried (f_in is a divisor of N_in up to it). */
+#define CM_LAT_MAX_FIN 64
+
+/* Machine figures shared by every evaluation. */
+typedef struct cm_lat_machine {
+    cm_resources avail;
+    double clock_hz;
+    double bw_words;    /* off-chip words per cycle */
+    double bw_bytes_s;  /* off-chip bytes per second */
+    int word_bits;
+    int batch;
+} cm_lat_machine;
+
+/* The foldings of a design point, per block. */
+typedef struct cm_lat_fold {
+    int *coarse, *macc, *bank;
+    bool auto_coarse;   /* non-conv blocks' streams chosen by the rule of evaluate.c */
+} cm_lat_fold;
+
+/* A scheduled subgraph after f_in is applied. */
+typedef struct cm_lat_sub {
+    int group, fold, folds;
+    int n_steps;
+    const cm_lat_step *steps;
+} cm_lat_sub;
+
+/* What one evaluation gives. Scratch arrays are sized for the architecture. */
+typedef struct cm_lat_eval {
+    bool feasible;
+    double latency_s, exec_s, weights_s;
+    cm_resources res;
+    int *fin;              /* per weight layer */
+    int n_subs;
+    cm_lat_sub *subs;
+    double *sub_ii, *sub_depth, *sub_exec, *sub_weights_s;
+    int64_t *sub_weight_words;
+    cm_resources *block_res;
+    int *block_layers;
+    int *block_kernel;     /* 2 per block: the largest window scheduled on it */
+} cm_lat_eval;
+
+cm_status cm_lat_eval_init(const cm_lat_arch *a, cm_lat_eval *e, cm_error *err);
+void cm_lat_eval_free(cm_lat_eval *e);
+/* The bank size (BRAM18) that holds every layer scheduled on conv block b unfolded. */
+int cm_lat_full_bank(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f, int b);
+/* Costs the point (f->coarse of non-conv blocks is rewritten when auto_coarse). */
+void cm_lat_evaluate(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold *f,
+                     cm_lat_eval *e);
+
+/* SDF entries of one step: one or two nodes (conv: sliding window and bank), each with
+ * its workload and rate on its input arc (negative: consumption) and output arc. */
+typedef struct cm_lat_entry {
+    double w_in, g_in, w_out, g_out;
+} cm_lat_entry;
+
+int cm_lat_step_entries(const cm_lat_layer *l, cm_latency_block_kind kind, int folds, int coarse,
+                        int macc, cm_lat_entry e[2], double *depth);
+/* Words a subgraph reads from and writes to off-chip memory. */
+void cm_lat_sub_io(const cm_lat_net *net, const cm_lat_sub *s, double *in_words,
+                   double *out_words);
+/* SDF nodes per block kind (conv: 2). */
+int cm_lat_block_nodes(cm_latency_block_kind k);
+
+/* The best point the search found: its cuts and the foldings of its architecture. */
+typedef struct cm_lat_search_result {
+    bool *cut;
+    int n_blocks;
+    int *coarse, *macc, *bank;
+    uint64_t evaluations;
+} cm_lat_search_result;
+
+cm_status cm_lat_search(const cm_lat_net *net, const cm_lat_machine *m,
+                        const cm_latency_options *o, cm_lat_search_result *r, cm_error *err);
+void cm_lat_search_free(cm_lat_search_result *r);
+
+/* Fills the public design from an evaluated point, with its SDF matrices. */
+cm_status cm_lat_export(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
+                        const cm_lat_eval *e, cm_latency_design *out, cm_error *err);
+
+#endif

@@ -1,0 +1,421 @@
+/* The latency optimiser (paper III-D, eq. 7): minimise L(1, Gamma, W) subject to
+ * rsc <= rscAvail over the weights-reloading cuts, f_in and the foldings.
+ *
+ * The paper anneals; cnnmap searches deterministically:
+ *  - cut vectors (partition points before weight layers only, the paper's prior): every
+ *    one when there are at most 2^exhaustive_cuts, otherwise best-improvement hill
+ *    climbing over single cut toggles from the better of "cut everywhere" and "no cut";
+ *  - for a cut vector whose reference has one conv block, every (N, m, bank size) at
+ *    which some layer's cost changes (the breakpoints ceil(v / q)), so the folding is
+ *    optimal for that cut vector within the model;
+ *  - with several conv blocks, greedy descent: the single step (next breakpoint of N or
+ *    m of one block, or a bank one BRAM larger or smaller) that lowers the latency most
+ *    while fitting, until none does.
+ * f_in follows from the banks, and the other blocks' streams from the rule in
+ * evaluate.c. Ties keep the first point found, so the result is deterministic. */
+#include "latency/latency_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/fpgaconvnet_blocks.h"
+
+typedef struct best_point {
+    bool found, feasible;
+    double latency;
+    bool *cut;
+    int n_blocks;
+    int *coarse, *macc, *bank;
+} best_point;
+
+typedef struct search {
+    const cm_lat_net *net;
+    const cm_lat_machine *m;
+    const cm_latency_options *o;
+    uint64_t evaluations;
+    best_point best;
+} search;
+
+/* One cut vector's architecture with its scratch and folding arrays. */
+typedef struct trial {
+    cm_lat_arch a;
+    cm_lat_eval e;
+    cm_lat_fold f;
+} trial;
+
+static void trial_free(trial *t)
+{
+    cm_lat_eval_free(&t->e);
+    free(t->f.coarse);
+    free(t->f.macc);
+    free(t->f.bank);
+    cm_lat_arch_free(&t->a);
+}
+
+static cm_status trial_init(const search *s, const bool *cut, trial *t, cm_error *err)
+{
+    memset(t, 0, sizeof *t);
+    cm_status st = cm_lat_arch_build(s->net, cut, s->o->input_folding, &t->a, err);
+    if (st != CM_OK)
+        return st;
+    size_t n = (size_t)t->a.n_blocks + 1;
+    t->f.coarse = calloc(n, sizeof *t->f.coarse);
+    t->f.macc = calloc(n, sizeof *t->f.macc);
+    t->f.bank = calloc(n, sizeof *t->f.bank);
+    t->f.auto_coarse = true;
+    st = t->f.coarse && t->f.macc && t->f.bank ? CM_OK : cm_error_nomem(err);
+    if (st == CM_OK)
+        st = cm_lat_eval_init(&t->a, &t->e, err);
+    if (st != CM_OK)
+        trial_free(t);
+    return st;
+}
+
+/* Better: feasible over infeasible, then lower latency; ties keep the incumbent. */
+static bool better(bool feasible, double latency, bool inc_feasible, double inc_latency)
+{
+    if (feasible != inc_feasible)
+        return feasible;
+    return latency < inc_latency;
+}
+
+static double run(search *s, trial *t)
+{
+    s->evaluations++;
+    cm_lat_evaluate(&t->a, s->m, &t->f, &t->e);
+    return t->e.feasible ? t->e.latency_s : INFINITY;
+}
+
+static cm_status remember(search *s, const bool *cut, const trial *t, cm_error *err)
+{
+    best_point *b = &s->best;
+    if (b->found && !better(t->e.feasible, t->e.latency_s, b->feasible, b->latency))
+        return CM_OK;
+    size_t n = (size_t)t->a.n_blocks + 1;
+    int *c = realloc(b->coarse, n * sizeof *c), *m = c ? realloc(b->macc, n * sizeof *m) : NULL;
+    if (c)
+        b->coarse = c;
+    if (m)
+        b->macc = m;
+    int *k = m ? realloc(b->bank, n * sizeof *k) : NULL;
+    if (!k)
+        return cm_error_nomem(err);
+    b->bank = k;
+    memcpy(b->cut, cut, (size_t)s->net->n_weight * sizeof *cut);
+    memcpy(b->coarse, t->f.coarse, n * sizeof *c);
+    memcpy(b->macc, t->f.macc, n * sizeof *m);
+    memcpy(b->bank, t->f.bank, n * sizeof *k);
+    b->n_blocks = t->a.n_blocks;
+    b->found = true;
+    b->feasible = t->e.feasible;
+    b->latency = t->e.latency_s;
+    return CM_OK;
+}
+
+/* ---- foldings of one cut vector ---- */
+
+/* The breakpoints of the filters (what = 0) or window sizes (what = 1) on block b. */
+static cm_status block_breakpoints(const trial *t, int b, int what, int **out, int *count,
+                                   cm_error *err)
+{
+    int n = 0, *v = malloc(((size_t)t->a.net->n + 1) * sizeof *v);
+    if (!v)
+        return cm_error_nomem(err);
+    for (int gi = 0; gi < t->a.n_groups; gi++)
+        for (int k = 0; k < t->a.groups[gi].n_steps; k++) {
+            const cm_lat_step *x = &t->a.groups[gi].steps[k];
+            const cm_lat_layer *l = &t->a.net->l[x->layer];
+            if (x->block == b)
+                v[n++] = what ? l->kernel[0] * l->kernel[1] : l->nout;
+        }
+    cm_status st = cm_lat_breakpoints(v, n, out, count, err);
+    free(v);
+    return st;
+}
+
+/* Every bank size from 1 to the unfolded need, for one (N, m) of conv block b. */
+static void sweep_banks(search *s, trial *t, int b, double *best, int best_f[3])
+{
+    const cm_resources *avail = &s->m->avail;
+    int full = cm_lat_full_bank(&t->a, s->m, &t->f, b);
+    int64_t units = (int64_t)t->f.coarse[b] * t->f.macc[b];
+    for (int bank = 1; bank <= full && units * bank <= avail->bram18; bank++) {
+        t->f.bank[b] = bank;
+        double lat = run(s, t);
+        if (lat < *best) {
+            *best = lat;
+            best_f[0] = t->f.coarse[b], best_f[1] = t->f.macc[b], best_f[2] = bank;
+        }
+    }
+}
+
+static cm_status exhaustive(search *s, trial *t, int b, cm_error *err)
+{
+    int *nv = NULL, *mv = NULL, nn = 0, nm = 0;
+    cm_status st = block_breakpoints(t, b, 0, &nv, &nn, err);
+    if (st == CM_OK)
+        st = block_breakpoints(t, b, 1, &mv, &nm, err);
+    double best = INFINITY;
+    int best_f[3] = {1, 1, 1};
+    for (int i = 0; st == CM_OK && i < nm; i++)
+        for (int j = 0; j < nn && (int64_t)nv[j] * mv[i] <= s->m->avail.dsp; j++) {
+            t->f.coarse[b] = nv[j];
+            t->f.macc[b] = mv[i];
+            sweep_banks(s, t, b, &best, best_f);
+        }
+    t->f.coarse[b] = best_f[0], t->f.macc[b] = best_f[1], t->f.bank[b] = best_f[2];
+    free(nv);
+    free(mv);
+    return st;
+}
+
+/* The next breakpoint above v (v itself when there is none). */
+static int next_above(const int *bp, int n, int v)
+{
+    for (int i = 0; i < n; i++)
+        if (bp[i] > v)
+            return bp[i];
+    return v;
+}
+
+typedef struct block_bps {
+    int *n_bp, *m_bp;
+    int n_count, m_count;
+} block_bps;
+
+/* Applies one step to conv block b: which = 0 (N), 1 (m) or 2 (bank size). Other
+ * units or MACCs change each bank's share of the weights, so the bank is resized to
+ * hold its layers unfolded; the bank steps then trade it for f_in. */
+static void apply_step(const search *s, trial *t, int b, int which, int value)
+{
+    int *var = which == 0 ? &t->f.coarse[b] : which == 1 ? &t->f.macc[b] : &t->f.bank[b];
+    *var = value;
+    if (which != 2)
+        t->f.bank[b] = cm_lat_full_bank(&t->a, s->m, &t->f, b);
+}
+
+/* A point's resources as one number, for breaking latency ties: the largest fraction
+ * of the board any resource takes. */
+static double usage(const search *s, const trial *t)
+{
+    const cm_resources *r = &t->e.res, *h = &s->m->avail;
+    double u = 0.0;
+    const double parts[4] = {(double)r->dsp / (double)(h->dsp ? h->dsp : 1),
+                             (double)r->bram18 / (double)(h->bram18 ? h->bram18 : 1),
+                             (double)r->lut / (double)(h->lut ? h->lut : 1),
+                             (double)r->ff / (double)(h->ff ? h->ff : 1)};
+    for (int i = 0; i < 4; i++)
+        u += parts[i];
+    return u;
+}
+
+typedef struct step_choice {
+    double latency, usage, score;
+    int block, which, value;
+} step_choice;
+
+/* How good a step is: latency saved per resource added; a step that saves resources
+ * without costing latency beats any other. 0 for a step that does not improve. */
+static double step_score(double lat, double use, double cur_lat, double cur_use)
+{
+    if (lat == INFINITY || lat > cur_lat || (lat == cur_lat && use >= cur_use))
+        return 0.0;
+    if (use <= cur_use)
+        return INFINITY;
+    return (cur_lat - lat) / (use - cur_use);
+}
+
+/* Tries one step of one conv block and keeps it in *best when it scores higher (on a
+ * tie, when it is faster). */
+static void try_step(search *s, trial *t, int b, int which, int value, const step_choice *cur,
+                     step_choice *best)
+{
+    const int saved[3] = {t->f.coarse[b], t->f.macc[b], t->f.bank[b]};
+    if (value == saved[which] || value < 1)
+        return;
+    apply_step(s, t, b, which, value);
+    double lat = run(s, t), use = usage(s, t);
+    double score = step_score(lat, use, cur->latency, cur->usage);
+    if (score > best->score || (score > 0 && score == best->score && lat < best->latency))
+        *best = (step_choice){lat, use, score, b, which, value};
+    t->f.coarse[b] = saved[0], t->f.macc[b] = saved[1], t->f.bank[b] = saved[2];
+}
+
+/* The breakpoint below v (v itself when there is none). */
+static int next_below(const int *bp, int n, int v)
+{
+    for (int i = n - 1; i >= 0; i--)
+        if (bp[i] < v)
+            return bp[i];
+    return v;
+}
+
+static void try_block_steps(search *s, trial *t, const block_bps *bp, int b,
+                            const step_choice *cur, step_choice *best)
+{
+    try_step(s, t, b, 0, next_above(bp->n_bp, bp->n_count, t->f.coarse[b]), cur, best);
+    try_step(s, t, b, 1, next_above(bp->m_bp, bp->m_count, t->f.macc[b]), cur, best);
+    try_step(s, t, b, 0, next_below(bp->n_bp, bp->n_count, t->f.coarse[b]), cur, best);
+    try_step(s, t, b, 1, next_below(bp->m_bp, bp->m_count, t->f.macc[b]), cur, best);
+    try_step(s, t, b, 2, t->f.bank[b] - 1, cur, best);
+    try_step(s, t, b, 2, t->f.bank[b] + 1, cur, best);
+}
+
+/* Steepest descent by latency saved per resource, so that no block takes resources
+ * out of proportion to what it saves; ends when no step lowers the latency. */
+static void greedy_steps(search *s, trial *t, const block_bps *bps)
+{
+    step_choice cur = {run(s, t), usage(s, t), 0.0, -1, 0, 0};
+    for (;;) {
+        step_choice best = cur;
+        best.block = -1;
+        best.score = 0.0;
+        for (int b = 0; b < t->a.n_blocks; b++)
+            if (t->a.kind[b] == CM_LATENCY_CONV)
+                try_block_steps(s, t, &bps[b], b, &cur, &best);
+        if (best.block < 0)
+            return;
+        apply_step(s, t, best.block, best.which, best.value);
+        cur = best;
+    }
+}
+
+static cm_status greedy(search *s, trial *t, cm_error *err)
+{
+    block_bps *bps = calloc((size_t)t->a.n_blocks, sizeof *bps);
+    cm_status st = bps ? CM_OK : cm_error_nomem(err);
+    for (int b = 0; st == CM_OK && b < t->a.n_blocks; b++) {
+        if (t->a.kind[b] != CM_LATENCY_CONV)
+            continue;
+        st = block_breakpoints(t, b, 0, &bps[b].n_bp, &bps[b].n_count, err);
+        if (st == CM_OK)
+            st = block_breakpoints(t, b, 1, &bps[b].m_bp, &bps[b].m_count, err);
+        t->f.bank[b] = cm_lat_full_bank(&t->a, s->m, &t->f, b);
+    }
+    if (st == CM_OK) {
+        /* start from the smallest banks when the unfolded ones do not fit */
+        if (run(s, t) == INFINITY)
+            for (int b = 0; b < t->a.n_blocks; b++)
+                t->f.bank[b] = 1;
+        greedy_steps(s, t, bps);
+    }
+    for (int b = 0; bps && b < t->a.n_blocks; b++) {
+        free(bps[b].n_bp);
+        free(bps[b].m_bp);
+    }
+    free(bps);
+    return st;
+}
+
+/* Searches the foldings of one cut vector; *latency is its best (INFINITY: none fits). */
+static cm_status search_cut(search *s, const bool *cut, double *latency, cm_error *err)
+{
+    trial t;
+    cm_status st = trial_init(s, cut, &t, err);
+    if (st != CM_OK)
+        return st;
+    for (int b = 0; b < t.a.n_blocks; b++)
+        t.f.coarse[b] = t.f.macc[b] = t.f.bank[b] = 1;
+    if (t.a.n_conv == 1) {
+        int b = 0;
+        while (t.a.kind[b] != CM_LATENCY_CONV)
+            b++;
+        st = exhaustive(s, &t, b, err);
+    } else {
+        st = greedy(s, &t, err);
+    }
+    if (st == CM_OK) {
+        *latency = run(s, &t);
+        st = remember(s, cut, &t, err);
+    }
+    trial_free(&t);
+    return st;
+}
+
+/* ---- cut vectors ---- */
+
+static cm_status enumerate_cuts(search *s, bool *cut, cm_error *err)
+{
+    const int free_cuts = s->net->n_weight - 1;
+    cm_status st = CM_OK;
+    for (uint64_t mask = 0; st == CM_OK && mask < (1ull << free_cuts); mask++) {
+        for (int w = 1; w <= free_cuts; w++)
+            cut[w] = (mask >> (w - 1)) & 1;
+        double lat;
+        st = search_cut(s, cut, &lat, err);
+    }
+    return st;
+}
+
+static cm_status hill_climb(search *s, bool *cut, cm_error *err)
+{
+    const int nw = s->net->n_weight;
+    double all = INFINITY, none = INFINITY;
+    for (int w = 1; w < nw; w++)
+        cut[w] = false;
+    cm_status st = search_cut(s, cut, &none, err);
+    for (int w = 1; w < nw; w++)
+        cut[w] = true;
+    if (st == CM_OK)
+        st = search_cut(s, cut, &all, err);
+    double current = all;
+    if (none < all)
+        for (int w = 1; w < nw; w++)
+            cut[w] = false, current = none;
+    while (st == CM_OK) {
+        int pick = -1;
+        double best = current;
+        for (int w = 1; st == CM_OK && w < nw; w++) {
+            cut[w] = !cut[w];
+            double lat;
+            st = search_cut(s, cut, &lat, err);
+            if (lat < best)
+                best = lat, pick = w;
+            cut[w] = !cut[w];
+        }
+        if (pick < 0)
+            break;
+        cut[pick] = !cut[pick];
+        current = best;
+    }
+    return st;
+}
+
+void cm_lat_search_free(cm_lat_search_result *r)
+{
+    free(r->cut);
+    free(r->coarse);
+    free(r->macc);
+    free(r->bank);
+    memset(r, 0, sizeof *r);
+}
+
+cm_status cm_lat_search(const cm_lat_net *net, const cm_lat_machine *m,
+                        const cm_latency_options *o, cm_lat_search_result *r, cm_error *err)
+{
+    search s = {.net = net, .m = m, .o = o};
+    memset(r, 0, sizeof *r);
+    s.best.cut = calloc((size_t)net->n_weight, sizeof *s.best.cut);
+    bool *cut = calloc((size_t)net->n_weight, sizeof *cut);
+    cm_status st = s.best.cut && cut ? CM_OK : cm_error_nomem(err);
+    if (st == CM_OK) {
+        double lat;
+        if (!o->weights_reloading || net->n_weight == 1)
+            st = search_cut(&s, cut, &lat, err);
+        else if (net->n_weight - 1 <= o->exhaustive_cuts)
+            st = enumerate_cuts(&s, cut, err);
+        else
+            st = hill_climb(&s, cut, err);
+    }
+    free(cut);
+    r->cut = s.best.cut;
+    r->coarse = s.best.coarse;
+    r->macc = s.best.macc;
+    r->bank = s.best.bank;
+    r->n_blocks = s.best.n_blocks;
+    r->evaluations = s.evaluations;
+    if (st != CM_OK)
+        cm_lat_search_free(r);
+    return st;
+}

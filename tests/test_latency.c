@@ -1,0 +1,355 @@
+/* Latency-driven flow tests: small networks whose reference architecture, workload
+ * alignment (Alg. 1), II matrix and optimum are worked out by hand in the comments, and
+ * the paper's Table I benchmarks on a ZC706 against the throughput-driven design. */
+#include "test_support.h"
+#include "onnx_builder.h"
+
+#include <cnnmap/design.h>
+#include <cnnmap/latency.h>
+#include <cnnmap/model.h>
+#include <cnnmap/optimise.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CLOCK 125e6
+#define BW_WORDS (3.8e9 / (CLOCK * 2.0)) /* 15.2 16-bit words a cycle */
+
+static cm_graph *load_model(Onnx__ModelProto *m)
+{
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_model_free(m);
+    cm_graph *g = NULL;
+    cm_error err = {0};
+    if (cm_model_load_buffer(buf, len, "test.onnx", NULL, &g, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    free(buf);
+    return g;
+}
+
+static void conv(Onnx__ModelProto *m, const char *name, const char *in, const char *out,
+                 int64_t filters, int64_t channels, int64_t pad)
+{
+    char w[32];
+    snprintf(w, sizeof w, "%s_W", name);
+    ob_init_float(m, w, 4, (int64_t[]){filters, channels, 3, 3}, NULL);
+    char inputs[80];
+    snprintf(inputs, sizeof inputs, "%s,%s", in, w);
+    Onnx__NodeProto *n = ob_node(m, "Conv", name, inputs, out);
+    ob_attr_ints(n, "kernel_shape", 2, (int64_t[]){3, 3});
+    ob_attr_ints(n, "pads", 4, (int64_t[]){pad, pad, pad, pad});
+}
+
+/* x CxHxH -> one 3x3 conv of `filters` filters (no bias). */
+static cm_graph *single_conv(int64_t c, int64_t h, int64_t filters, int64_t pad)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, c, h, h});
+    conv(m, "c", "x", "y", filters, c, pad);
+    ob_output(m, "y", 4, NULL);
+    return load_model(m);
+}
+
+/* x 1x8x8 -> maxpool 2 s2 -> 1x4x4 -> convA 2x3x3 pad 1 -> 2x4x4 -> relu
+ *         -> convB 4x3x3 -> 4x2x2 -> relu (no biases). */
+static cm_graph *pool_conv_conv(void)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 1, 8, 8});
+    Onnx__NodeProto *n = ob_node(m, "MaxPool", "pool", "x", "p");
+    ob_attr_ints(n, "kernel_shape", 2, (int64_t[]){2, 2});
+    ob_attr_ints(n, "strides", 2, (int64_t[]){2, 2});
+    conv(m, "convA", "p", "a", 2, 1, 1);
+    ob_node(m, "Relu", "reluA", "a", "ra");
+    conv(m, "convB", "ra", "b", 4, 2, 0);
+    ob_node(m, "Relu", "reluB", "b", "y");
+    ob_output(m, "y", 4, NULL);
+    return load_model(m);
+}
+
+static cm_board zc706(void)
+{
+    cm_board b;
+    cm_error err = {0};
+    if (cm_board_builtin("zc706", &b, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    return b;
+}
+
+static double at(const cm_latency_design *d, const double *m, int row, int col)
+{
+    return m[row * d->n_nodes + col];
+}
+
+/* Cut before convB: groups [pool, convA, relu] and [convB, relu]. Their patterns
+ * (Pool, Conv, ReLU) and (Conv, ReLU) have the shortest common supersequence
+ * (Pool, Conv, ReLU): three blocks, SDF nodes memory 0, pool0 1, conv0.window 2,
+ * conv0.bank 3, relu0 4, and arc a from node a to a + 1 (arc 4 back to memory).
+ *
+ * Point: conv0 N = 2 units of m = 3 MACCs (the 3x3 window in 3 chunks).
+ * Subgraph 0: memory reads 64 words and writes 32 ((64 + 32) / 15.2 = 6.3 cycles);
+ *   pool 8x8 -> 4x4 on one stream (1 channel caps it): II 64;
+ *   convA window: the padded 6x6 map, II 36, 16 windows out;
+ *   convA bank: 16 windows x 1 filter group x 3 chunks x 3 words = 144 words at 3 a
+ *   cycle: II 48; relu 32 words at 1 (48 already bounds it): II 32. II_max = 64.
+ *   depth: pool window 8*1*1 + 1*2*1 = 10; conv window 6*1*2 + 1*3*2 = 18, + 3 chunks
+ *   + 1 channel x 1 group = 22. t0 = (32 + 64) / 125 MHz.
+ * Subgraph 1 (pool bypassed): Alg. 1 shifts its columns (memory, window, bank, relu)
+ *   = (0, 1, 2, 3) right by (0, 1, 1, 1) to (0, 2, 3, 4); window reads 4x4x2 = 32 on
+ *   arc 1 (II 32) and makes 8 windows on arc 2; bank: 4 pixels x 2 channels x 2 filter
+ *   groups x 3 chunks x 3 words = 144 on arc 2 (II 48), 16 output slots at 2 (II 8);
+ *   relu 16 words (II 16); memory 32 in on arc 0, 16 out on arc 4. II_max = 48.
+ *   depth 4*2*2 + 2*3*2 + 3 + 2*2 = 35. t1 = (35 + 48) / 125 MHz.
+ * Weights: 18 + 72 words of 2 bytes at 3.8 GB/s, loaded before each subgraph. */
+static void test_alignment_by_hand(void **state)
+{
+    (void)state;
+    cm_graph *g = pool_conv_conv();
+    cm_board b = zc706();
+    cm_latency_options o;
+    cm_latency_options_init(&o);
+    o.input_folding = false;
+    bool cut[2] = {false, true};
+    int coarse[3] = {1, 2, 1}, macc[3] = {1, 3, 1};
+    cm_latency_point p = {cut, coarse, macc, NULL};
+    cm_latency_design d;
+    cm_error err = {0};
+    assert_int_equal(cm_latency_evaluate(g, &b, &o, &p, &d, &err), CM_OK);
+    assert_int_equal(d.n_blocks, 3);
+    assert_int_equal(d.blocks[0].kind, CM_LATENCY_POOL);
+    assert_int_equal(d.blocks[1].kind, CM_LATENCY_CONV);
+    assert_int_equal(d.blocks[2].kind, CM_LATENCY_RELU);
+    assert_int_equal(d.n_nodes, 5);
+    assert_int_equal(d.n_subgraphs, 2);
+
+    const cm_latency_subgraph *s0 = &d.subgraphs[0], *s1 = &d.subgraphs[1];
+    assert_float_equal(s0->ii_max_cycles, 64, 0);
+    assert_float_equal(s0->depth_cycles, 32, 0);
+    assert_float_equal(at(&d, s0->ii, 0, 1), 64, 0);   /* pool reads 64 on arc 0 */
+    assert_float_equal(at(&d, s0->ii, 2, 3), 48, 0);   /* bank */
+    assert_float_equal(at(&d, s0->workload, 2, 3), -144, 0);
+    assert_float_equal(at(&d, d.gamma, 2, 3), -3, 0);  /* 1 stream x 3 words x rate 1 */
+    assert_float_equal(at(&d, d.gamma, 3, 3), 2, 0);   /* 2 units */
+
+    int want_cols[4] = {0, 2, 3, 4}, want_shift[4] = {0, 1, 1, 1};
+    assert_int_equal(s1->n_columns, 4);
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(s1->column[k], want_cols[k]);
+        assert_int_equal(s1->shift[k], want_shift[k]);
+    }
+    double want_ii[5][5] = {
+        {32 / BW_WORDS, 0, 0, 0, 0},
+        {0, 0, 32, 0, 0},
+        {0, 0, 8, 48, 0},
+        {0, 0, 0, 8, 16},
+        {16 / BW_WORDS, 0, 0, 0, 16},
+    };
+    for (int r = 0; r < 5; r++)
+        for (int c = 0; c < 5; c++)
+            assert_float_equal(at(&d, s1->ii, r, c), want_ii[r][c], 1e-9);
+    for (int r = 0; r < 5; r++)
+        assert_float_equal(at(&d, s1->workload, r, 1), 0, 0); /* pool bypassed */
+    assert_float_equal(s1->ii_max_cycles, 48, 0);
+    assert_float_equal(s1->depth_cycles, 35, 0);
+    assert_int_equal(s0->weight_words, 18);
+    assert_int_equal(s1->weight_words, 72);
+    double want = (96 + 83) / CLOCK + 90 * 2 / 3.8e9;
+    assert_float_equal(d.latency_s, want, 1e-15);
+    cm_latency_design_free(&d);
+    cm_graph_free(g);
+}
+
+/* One conv 1x10x10 -> 8x8x8 (3x3, no bias) on a board with 24 DSPs and plenty else.
+ * DSPs are N * m; the bank's II is 64 pixels x ceil(8/N) x ceil(9/m). Within 24:
+ * (8, 3) gives 64 * 1 * 3 = 192; (4, 5) and (2, 9) 256; (8, 2) 320; (6, 4) 384; the
+ * only other way to 3 passes, (3, 9), needs 27. So the optimum is N = 8, m = 3, one
+ * subgraph (weights stay on chip), depth 10*1*2 + 1*3*2 + 3 + 1 = 30:
+ * latency (30 + 192) / 125 MHz. */
+static void test_optimum_by_hand(void **state)
+{
+    (void)state;
+    cm_graph *g = single_conv(1, 10, 8, 0);
+    static const char board_json[] =
+        "{\"name\": \"dsp24\", \"display_name\": \"DSP24\", \"part\": \"x\", \"memory\": \"m\","
+        " \"resources\": {\"LUT\": 10000000, \"FF\": 10000000, \"DSP\": 24, \"BRAM\": 100000,"
+        " \"URAM\": 0}, \"bram_unit\": \"BRAM18\", \"clock_mhz\": 125.0, \"bandwidth_gbps\": 3.8,"
+        " \"peak_bandwidth_gbps\": 4.2, \"reconfiguration_s\": 0.6,"
+        " \"reconfiguration_estimated\": false}";
+    cm_board b;
+    cm_error err = {0};
+    if (cm_board_parse(board_json, strlen(board_json), "dsp24.json", &b, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    cm_latency_options o;
+    cm_latency_options_init(&o);
+    cm_latency_design d;
+    assert_int_equal(cm_latency_optimise(g, &b, &o, &d, &err), CM_OK);
+    assert_int_equal(d.n_blocks, 1);
+    assert_int_equal(d.blocks[0].coarse, 8);
+    assert_int_equal(d.blocks[0].macc, 3);
+    assert_int_equal(d.resources.dsp, 24);
+    assert_int_equal(d.n_subgraphs, 1);
+    assert_float_equal(d.weights_s, 0, 0);
+    assert_float_equal(d.latency_s, (30 + 192) / CLOCK, 1e-15);
+    cm_latency_design_free(&d);
+    cm_graph_free(g);
+}
+
+/* Input feature-map folding: conv 256x4x4 -> 4x4x4 (3x3, pad 1) on one unit of 9 MACCs.
+ * Each bank holds ceil(4/1) x 256 x 1 = 1024 words unfolded, two BRAM18 (1000 words of
+ * 16 bits each); with one-BRAM banks f_in = 2 (512 words). The reference is
+ * (Conv, Accumulate). Passes: the padded 6x6 map of 128 channels, II 4608 in the
+ * window, 16 x 128 x 4 groups = 8192 in the bank; depth 6*128*2 + 128*3*2 + 1 + 128*4
+ * = 2817. Accumulation: 2 partial maps of 64 words on one stream, II 128, depth 0.
+ * Weights 4608 words per pass, none for the sum (no bias). */
+static void test_input_folding_by_hand(void **state)
+{
+    (void)state;
+    cm_graph *g = single_conv(256, 4, 4, 1);
+    cm_board b = zc706();
+    cm_latency_options o;
+    cm_latency_options_init(&o);
+    int coarse[2] = {1, 1}, macc[2] = {9, 1}, bank[2] = {1, 1};
+    bool cut[1] = {false};
+    cm_latency_point p = {cut, coarse, macc, bank};
+    cm_latency_design d;
+    cm_error err = {0};
+    assert_int_equal(cm_latency_evaluate(g, &b, &o, &p, &d, &err), CM_OK);
+    assert_int_equal(d.n_blocks, 2);
+    assert_int_equal(d.blocks[1].kind, CM_LATENCY_ACCUM);
+    assert_int_equal(d.fin[0], 2);
+    assert_int_equal(d.n_subgraphs, 3);
+    for (int s = 0; s < 2; s++) {
+        assert_int_equal(d.subgraphs[s].fold, s);
+        assert_int_equal(d.subgraphs[s].folds, 2);
+        assert_float_equal(d.subgraphs[s].ii_max_cycles, 8192, 0);
+        assert_float_equal(d.subgraphs[s].depth_cycles, 2817, 0);
+        assert_int_equal(d.subgraphs[s].weight_words, 4608);
+    }
+    assert_float_equal(d.subgraphs[2].ii_max_cycles, 128, 0);
+    double want = (2 * (2817 + 8192) + 128) / CLOCK + 2 * 4608 * 2 / 3.8e9;
+    assert_float_equal(d.latency_s, want, 1e-15);
+    /* unfolded banks need two BRAM18 each */
+    p.bank_bram = NULL;
+    cm_latency_design_free(&d);
+    assert_int_equal(cm_latency_evaluate(g, &b, &o, &p, &d, &err), CM_OK);
+    assert_int_equal(d.fin[0], 1);
+    assert_int_equal(d.n_subgraphs, 1);
+    cm_latency_design_free(&d);
+    cm_graph_free(g);
+}
+
+/* A residual network is not a chain: the flow says so. */
+static void test_branches_rejected(void **state)
+{
+    (void)state;
+    char path[1024];
+    cm_test_shared_model("resnet8_a8w8b16.onnx", path, sizeof path);
+    cm_graph *g = NULL;
+    cm_error err = {0};
+    assert_int_equal(cm_model_load(path, &g, &err), CM_OK);
+    cm_board b = zc706();
+    cm_latency_options o;
+    cm_latency_options_init(&o);
+    cm_latency_design d;
+    assert_int_equal(cm_latency_optimise(g, &b, &o, &d, &err), CM_EINPUT);
+    assert_non_null(strstr(err.message, "chain"));
+    cm_graph_free(g);
+}
+
+/* The throughput-driven design of the library at batch 1 (INFINITY when it does not fit),
+ * and its number of partitions. */
+static double throughput_design(const char *path, int *partitions)
+{
+    cm_design *d = cm_test_design(path, "zc706", CM_BACKEND_FPGACONVNET, 0, true);
+    cm_optimise_options so = {.optimiser = CM_OPTIMISER_RULE, .seed = 1};
+    cm_optimise_result r;
+    cm_error err = {0};
+    assert_int_equal(cm_optimise(d, &so, &r, &err), CM_OK);
+    double lat = cm_design_feasible(d) ? cm_design_cost(d) : INFINITY;
+    *partitions = cm_design_partition_count(d);
+    cm_design_free(d);
+    return lat;
+}
+
+static void latency_design(const char *path, cm_latency_design *d)
+{
+    cm_graph *g = NULL;
+    cm_error err = {0};
+    assert_int_equal(cm_model_load(path, &g, &err), CM_OK);
+    cm_board b = zc706();
+    cm_latency_options o;
+    cm_latency_options_init(&o);
+    if (cm_latency_optimise(g, &b, &o, d, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    cm_graph_free(g);
+}
+
+/* Table I on a ZC706 at 125 MHz, 16 bits, 3.8 GB/s, batch 1: never worse than the
+ * throughput-driven design, strictly better where that needs reconfiguration (or does
+ * not fit at all: VGG16's 512-channel layers exceed the on-chip memory). Same inputs,
+ * same design. */
+static void test_table1_models(void **state)
+{
+    (void)state;
+    static const char *const models[] = {"zoo/lenet_zoo.onnx", "zoo/cifar10_quick.onnx",
+                                         "zoo/alexnet_fe.onnx", "zoo/vgg16_fe.onnx"};
+    for (int i = 0; i < 4; i++) {
+        char path[1024];
+        cm_test_generated_model(models[i], path, sizeof path);
+        int parts;
+        double tp = throughput_design(path, &parts);
+        cm_latency_design d, e;
+        latency_design(path, &d);
+        assert_true(d.feasible);
+        assert_true(d.latency_s <= tp);
+        if (parts > 1 || !isfinite(tp))
+            assert_true(d.latency_s < tp);
+        latency_design(path, &e);
+        assert_true(e.latency_s == d.latency_s && e.n_subgraphs == d.n_subgraphs &&
+                    e.n_blocks == d.n_blocks);
+        for (int k = 0; k < d.n_blocks; k++)
+            assert_true(e.blocks[k].coarse == d.blocks[k].coarse &&
+                        e.blocks[k].macc == d.blocks[k].macc);
+        cm_latency_design_free(&e);
+        cm_latency_design_free(&d);
+    }
+}
+
+/* AlexNet: as in the paper's case study, one partition per convolutional layer and a
+ * single convolution block for the 11x11, 5x5 and 3x3 kernels. */
+static void test_alexnet_case_study(void **state)
+{
+    (void)state;
+    char path[1024];
+    cm_test_generated_model("zoo/alexnet_fe.onnx", path, sizeof path);
+    cm_latency_design d;
+    latency_design(path, &d);
+    int conv_blocks = 0, groups = 0;
+    for (int b = 0; b < d.n_blocks; b++)
+        if (d.blocks[b].kind == CM_LATENCY_CONV) {
+            conv_blocks++;
+            assert_int_equal(d.blocks[b].kernel[0], 11);
+        }
+    for (int s = 0; s < d.n_subgraphs; s++)
+        groups += d.subgraphs[s].fold == 0;
+    assert_int_equal(conv_blocks, 1);
+    assert_int_equal(groups, 5);
+    assert_true(d.resources.dsp <= 900 && d.peak_gops > d.gops);
+    cm_latency_design_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_alignment_by_hand),
+        cmocka_unit_test(test_optimum_by_hand),
+        cmocka_unit_test(test_input_folding_by_hand),
+        cmocka_unit_test(test_branches_rejected),
+        cmocka_unit_test(test_table1_models),
+        cmocka_unit_test(test_alexnet_case_study),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
