@@ -1,11 +1,173 @@
-/* Placeholder until the exact optimiser lands: refuses with a usage error. */
-#include "optimise/optimisers.h"
+/* The exact optimiser: the optimal design under the cost model, with a lower bound.
+ * Partitions are separate FPGA configurations, so the objective (eq. 3) separates
+ * over segments of the network; exact_ilp.c finds each segment's best folding with an
+ * integer program, exact_dp.c combines segments over the cut positions, and this file
+ * runs the two, applies the answer to the design, checks that the design agrees, and
+ * explains infeasibility or an open gap. */
+#include "optimise/exact.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/progress.h"
+
+#define EX_DEFAULT_TIME_LIMIT_S 60.0
+
+static const char *const res_names[EX_RESOURCES] = {"DSP", "BRAM18", "URAM", "LUT", "FF"};
+
+/* A node no configuration of which fits the board: names it and the resource its
+ * nearest-fitting configuration exceeds most. */
+static bool explain_node(const ex_problem *p, char *note, size_t size)
+{
+    const cm_design *d = p->d;
+    for (int i = 0; i < p->n; i++) {
+        const ex_node *en = &p->nodes[i];
+        if (en->n_cfg > 0)
+            continue;
+        /* A resource that every folding exceeds, or else the one the folding nearest
+         * to fitting exceeds most. */
+        int worst = -1;
+        for (int k = 0; k < EX_RESOURCES && worst < 0; k++)
+            if (ex_res_kind(&en->min_res, k) > ex_res_kind(&d->board.resources, k))
+                worst = k;
+        bool single = worst >= 0;
+        double most = -1.0;
+        for (int k = 0; k < EX_RESOURCES && !single; k++) {
+            int64_t need = ex_res_kind(&en->closest, k), have = ex_res_kind(&d->board.resources, k);
+            double ratio = have > 0 ? (double)need / (double)have : need > 0 ? INFINITY : 0.0;
+            if (ratio > most) {
+                most = ratio;
+                worst = k;
+            }
+        }
+        const char *layer = d->graph->layers[d->hd.nodes[i].layer].name, *node = d->hd.nodes[i].name;
+        long long have = (long long)ex_res_kind(&d->board.resources, worst);
+        if (single)
+            snprintf(note, size,
+                     "infeasibility proven: layer %s (node %s) needs at least %lld %s in any "
+                     "folding, %s has %lld",
+                     layer, node, (long long)ex_res_kind(&en->min_res, worst), res_names[worst],
+                     d->board.display_name, have);
+        else
+            snprintf(note, size,
+                     "infeasibility proven: layer %s (node %s) fits in no folding; the nearest "
+                     "needs %lld %s, %s has %lld",
+                     layer, node, (long long)ex_res_kind(&en->closest, worst), res_names[worst],
+                     d->board.display_name, have);
+        return true;
+    }
+    return false;
+}
+
+/* The first run of nodes that cannot be cut apart whose least resources exceed the
+ * board (with reconfiguration off, the whole network). */
+static bool explain_group(const ex_problem *p, char *note, size_t size)
+{
+    const cm_design *d = p->d;
+    int first = 0;
+    for (int i = 0; i < p->n; i++) {
+        if (i < p->n - 1 && d->opt.reconfiguration && cm_design_can_cut_after(d, i))
+            ; /* the group ends here */
+        else if (i < p->n - 1)
+            continue;
+        for (int k = 0; k < EX_RESOURCES; k++) {
+            int64_t need = 0, have = ex_res_kind(&d->board.resources, k);
+            for (int j = first; j <= i; j++)
+                need += ex_res_kind(&p->nodes[j].min_fit, k);
+            if (need > have) {
+                snprintf(note, size,
+                         "infeasibility proven: nodes %s to %s%s need at least %lld %s "
+                         "together, %s has %lld",
+                         d->hd.nodes[first].name, d->hd.nodes[i].name,
+                         d->opt.reconfiguration ? " (no cut allowed between them)" : "",
+                         (long long)need, res_names[k], d->board.display_name, (long long)have);
+                return true;
+            }
+        }
+        first = i + 1;
+    }
+    return false;
+}
+
+static void explain_infeasible(const ex_problem *p, char *note, size_t size)
+{
+    if (!explain_node(p, note, size) && !explain_group(p, note, size))
+        snprintf(note, size,
+                 "infeasibility proven: no folding and partitioning meets the resource, "
+                 "bandwidth and folding-matching constraints together");
+}
+
+/* The resource-minimal design, split at every allowed cut when reconfiguring. */
+static void leave_minimal(cm_design *d)
+{
+    cm_optimise_reset(d);
+    if (d->opt.reconfiguration)
+        cm_design_split_all(d);
+}
+
+/* Puts the search's answer into the design and checks that the design agrees. */
+static cm_status apply_result(ex_problem *p, const ex_result *res, cm_error *err)
+{
+    cm_design *d = p->d;
+    cm_status st = cm_design_set_partitions(d, res->first, res->n_parts, err);
+    if (st != CM_OK)
+        return st;
+    for (int i = 0; i < p->n; i++) {
+        const ex_config *c = &p->nodes[i].cfg[res->choice[i]];
+        cm_design_set_folding(d, i, c->in, c->out, c->kernel);
+    }
+    double cost = cm_design_cost(d);
+    if (!cm_design_feasible(d) || !(fabs(cost - res->ub) <= 1e-9 * res->ub))
+        return cm_error_set(err, CM_EINTERNAL,
+                            "the exact optimiser's design (%s) costs %.12g s, its search %.12g s",
+                            cm_design_feasible(d) ? "feasible" : "infeasible", cost, res->ub);
+    return CM_OK;
+}
+
+static void report(const ex_problem *p, const ex_result *res, cm_optimise_result *r)
+{
+    r->evaluations += p->evaluations;
+    if (isinf(res->lb)) {
+        r->proven_infeasible = true;
+        explain_infeasible(p, r->note, sizeof r->note);
+        return;
+    }
+    r->has_lower_bound = true;
+    r->lower_bound_s = res->lb;
+    if (isinf(res->ub))
+        snprintf(r->note, sizeof r->note, "%s before any feasible design was found", res->why);
+    else if (res->timed_out)
+        snprintf(r->note, sizeof r->note, "%s; the gap is %.3g%%", res->why,
+                 100.0 * (res->ub / res->lb - 1.0));
+    else
+        snprintf(r->note, sizeof r->note, "optimal: %d integer programs", p->ilps);
+}
 
 cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optimise_result *r,
-                         cm_error *err)
+                            cm_error *err)
 {
-    (void)d;
-    (void)o;
-    (void)r;
-    return cm_error_set(err, CM_EUSAGE, "the exact optimiser is not available yet; use --optimiser none");
+    double limit = o->time_limit_s > 0 ? o->time_limit_s : EX_DEFAULT_TIME_LIMIT_S;
+    ex_problem p;
+    ex_result res = {0};
+    cm_status st = ex_problem_init(&p, d, cm_seconds_now() + limit, err);
+    p.progress = o->progress;
+    if (st == CM_OK)
+        st = ex_search(&p, &res, err);
+    if (st == CM_OK) {
+        report(&p, &res, r);
+        if (isinf(res.ub))
+            leave_minimal(d);
+        else
+            st = apply_result(&p, &res, err);
+        /* The bound and the cost agree to rounding when the gap is closed. */
+        if (st == CM_OK && r->has_lower_bound && !isinf(res.ub))
+            r->lower_bound_s = fmin(r->lower_bound_s, cm_design_cost(d));
+    }
+    /* The search re-partitions the design as it goes: never leave that behind. */
+    if (st != CM_OK)
+        leave_minimal(d);
+    ex_result_free(&res);
+    ex_problem_free(&p);
+    return st;
 }

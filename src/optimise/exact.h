@@ -1,0 +1,120 @@
+/* The exact optimiser's shared model (exact*.c): every node's candidate
+ * configurations (valid (in, out, kernel) triples with their costs, filtered by the
+ * intra rule and annotated for dominance pruning), the cut positions with the
+ * folding values that cross them, the segments between cuts, and the entry points of
+ * the segment integer program (exact_ilp.c) and the lazy dynamic programme
+ * (exact_dp.c). Everything is in cycles per segment; the DP works in seconds. */
+#ifndef CM_OPTIMISE_EXACT_H
+#define CM_OPTIMISE_EXACT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "design/design_internal.h"
+#include "optimise/optimisers.h"
+
+/* One valid folding of a node and its cost. `dom_cycles` is the largest cycle count
+ * among the configurations that dominate this one within its interface (-1 when none
+ * does): the configuration can be dropped from a segment unless it is the only kind
+ * of node slow enough to keep the segment under the bandwidth limit (eq. 7). */
+typedef struct ex_config {
+    int64_t in, out, kernel;
+    double cycles, depth;
+    cm_resources res;
+    double dom_cycles;
+} ex_config;
+
+typedef struct ex_node {
+    int n_cfg;
+    ex_config *cfg;
+    unsigned flags;        /* CM_HD_INTER / CM_HD_DIVISIBLE of the node's out side */
+    double fast_alone;     /* fewest cycles of a configuration that fits the board alone */
+    double min_depth;
+    cm_resources min_res;  /* per resource, the least any configuration needs */
+    cm_resources min_fit;  /* the same over the configurations that fit alone */
+    cm_resources closest;  /* the configuration nearest to fitting (least worst ratio) */
+    double closest_ratio;
+    int n_out_vals;        /* distinct out-foldings, ascending (for DP states) */
+    int64_t *out_vals;
+} ex_node;
+
+typedef struct ex_problem {
+    cm_design *d;
+    int n;
+    ex_node *nodes;
+    double batch, clock_hz, reconf_s;
+    bool has_depth;        /* fpgaConvNet models pipeline depth */
+    double deadline;       /* cm_seconds_now() value at which to stop */
+    bool progress;         /* draw a progress bar */
+    uint64_t evaluations;  /* cm_design_node_cost_at calls */
+    int ilps;              /* integer programs solved */
+} ex_problem;
+
+/* A segment solution: bounds on its best time in seconds (reconfiguration excluded)
+ * and, when ub is finite, the configuration index chosen for each node. */
+typedef struct ex_sol {
+    double lb, ub;
+    bool cut_off;  /* the program only showed that the time is at least lb */
+    int *choice;
+} ex_sol;
+
+/* A run of nodes that one FPGA configuration would hold. */
+typedef struct ex_segment {
+    int first, end;          /* nodes [first, end) */
+    double io_bits;          /* bits per sample in and out of the segment (eq. 7) */
+    bool chain;              /* one path: the depth is a sum */
+} ex_segment;
+
+/* ---- exact_model.c ---- */
+/* Resource k of r, in cm_resources order (DSP, BRAM18, URAM, LUT, FF). */
+#define EX_RESOURCES 5
+int64_t ex_res_kind(const cm_resources *r, int k);
+void ex_res_add(cm_resources *acc, const cm_resources *r);
+bool ex_res_fits(const cm_resources *r, const cm_resources *max);
+cm_status ex_problem_init(ex_problem *p, cm_design *d, double deadline, cm_error *err);
+void ex_problem_free(ex_problem *p);
+/* Whether out-folding a of a node with `flags` may feed in-folding b (the design's
+ * edge rule: equal for INTER, dividing for DIVISIBLE). */
+bool ex_compatible(unsigned flags, int64_t a, int64_t b);
+/* The segment's off-chip bits per sample and shape, read from the design's own
+ * partition bookkeeping so that eq. 7 is evaluated exactly as the design does. */
+void ex_segment_init(ex_problem *p, int first, int end, ex_segment *s);
+/* Whether a configuration's cycles satisfy the segment's bandwidth limit on their own
+ * (the design's eq. 7 test with this configuration as the slowest node). */
+bool ex_bandwidth_ok(const ex_problem *p, const ex_segment *s, double cycles);
+/* Whether configuration c of node n stays in the segment's integer program. */
+bool ex_config_kept(const ex_problem *p, const ex_segment *s, int n, int c);
+/* The least interval (cycles) at which, for every resource on its own, the segment's
+ * cheapest configurations no slower than it fit the board; keep (flattened over the
+ * segment's configurations, or NULL for all) limits the choice. INFINITY when no
+ * interval does. */
+double ex_time_floor(const ex_problem *p, const ex_segment *s, const uint8_t *keep);
+
+/* ---- exact_ilp.c ---- */
+/* Solves min batch*T + D over the segment's foldings. allowed is NULL or one flag per
+ * configuration of each node of the segment (node first's configurations first);
+ * fills sol (lb = ub on an optimum, lb = ub = INFINITY when infeasible, lb < ub when
+ * the deadline stopped the search). Answers of cutoff_s seconds or more are of no
+ * use to the caller: when none is better, sol->cut_off is set and lb = cutoff_s.
+ * sol->choice must hold end - first entries. */
+cm_status ex_solve_segment(ex_problem *p, const ex_segment *s, const uint8_t *allowed,
+                           double cutoff_s, ex_sol *sol, cm_error *err);
+/* The segment's time in seconds at the chosen configurations, evaluated by the
+ * design itself (which is left with those foldings and a partition [first, end));
+ * INFINITY when the design finds the partition infeasible. */
+double ex_evaluate_choice(ex_problem *p, const ex_segment *s, const int *choice);
+
+/* ---- exact_dp.c ---- */
+typedef struct ex_result {
+    double lb, ub;           /* seconds, whole network */
+    int n_parts;
+    int *first;              /* first node of each partition of the best design */
+    int *choice;             /* configuration index per node */
+    bool timed_out;
+    char why[160];           /* why the gap is open, when it is */
+} ex_result;
+
+cm_status ex_search(ex_problem *p, ex_result *res, cm_error *err);
+void ex_result_free(ex_result *res);
+
+#endif

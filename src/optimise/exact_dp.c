@@ -1,0 +1,633 @@
+/* The exact optimiser's search over cuts: a shortest path through the cut positions,
+ * where a step from one cut to a later one is a segment (one FPGA configuration)
+ * costing its best time plus a reconfiguration. The design checks the folding rules
+ * on every edge, those that cross a cut included, so a cut's state is the
+ * out-folding of each node whose constrained edge crosses it (for a chain, at most
+ * one value), and a step's cost depends on the states at both ends.
+ *
+ * Step costs are lazy: first a cheap bound per segment (every node at its fastest
+ * configuration that fits alone, the least depth, the bandwidth floor), then the
+ * segment's integer program without the states (a bound for every pair of states,
+ * exact for the pairs its answer agrees with), then the program restricted to one
+ * pair. Each round takes the shortest path under the bounds, which is a lower bound
+ * on the optimum, and refines its inexact steps; once the path's steps are all exact
+ * it is optimal. Another path over exact steps only gives the incumbent. */
+#include "optimise/exact.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/progress.h"
+
+/* Joint folding values across one cut beyond this are refused (a chain has one). */
+#define EX_MAX_STATES 65536
+
+typedef struct dp_cut {
+    int node;     /* the cut follows this node; -1 for the start */
+    int n_src;
+    int *src;     /* nodes before the cut with a constrained edge across it */
+    int *radix;   /* weight of each source's digit in a state number */
+    int n_states;
+} dp_cut;
+
+typedef struct dp_ref {
+    int s, t;
+    ex_sol sol;
+} dp_ref;
+
+typedef struct dp_seg {
+    ex_segment seg;
+    int a, b;            /* cut indices */
+    double lb0;          /* cheap bound in seconds; INFINITY when it cannot fit */
+    bool solved;         /* base holds the program without states */
+    ex_sol base;
+    uint8_t *s_ok, *t_ok;
+    int n_ref, cap_ref;
+    dp_ref *ref;
+    int n_carry;
+    int *carry;          /* pairs of source positions in cuts a and b: same node */
+} dp_seg;
+
+typedef struct dp_label {
+    double cost;
+    int a, s;            /* the step that reached this state */
+} dp_label;
+
+typedef struct dp {
+    ex_problem *p;
+    int n_cuts;
+    dp_cut *cut;
+    dp_seg *seg;         /* n_cuts * n_cuts, [a * n_cuts + b] for a < b */
+    dp_label **lb, **ub; /* per cut and state */
+    double **suffix;     /* per cut and state: least cost (lower bounds) to the end */
+} dp;
+
+typedef struct dp_step {
+    dp_seg *sg;
+    int s, t;
+} dp_step;
+
+static dp_seg *seg_at(const dp *g, int a, int b) { return &g->seg[a * g->n_cuts + b]; }
+
+static int64_t state_value(const dp *g, int c, int q, int s)
+{
+    const dp_cut *cut = &g->cut[c];
+    const ex_node *en = &g->p->nodes[cut->src[q]];
+    return en->out_vals[(s / cut->radix[q]) % en->n_out_vals];
+}
+
+/* ---- building the cut graph ---- */
+
+static cm_status cut_init(dp *g, int c, int node, cm_error *err)
+{
+    const ex_problem *p = g->p;
+    dp_cut *cut = &g->cut[c];
+    cut->node = node;
+    cut->src = malloc((size_t)(node + 2) * sizeof *cut->src);
+    cut->radix = malloc((size_t)(node + 2) * sizeof *cut->radix);
+    if (!cut->src || !cut->radix)
+        return cm_error_nomem(err);
+    int64_t states = 1;
+    for (int u = 0; u <= node && node < p->n - 1; u++) {
+        const cm_hd_node *hn = &p->d->hd.nodes[u];
+        bool crosses = false;
+        for (int k = 0; k < hn->n_succ; k++)
+            crosses |= hn->succ[k] > node;
+        if (!crosses || !p->nodes[u].flags)
+            continue;
+        cut->radix[cut->n_src] = (int)states;
+        cut->src[cut->n_src++] = u;
+        states *= p->nodes[u].n_out_vals > 0 ? p->nodes[u].n_out_vals : 1;
+        if (states > EX_MAX_STATES)
+            return cm_error_set(err, CM_EUSAGE,
+                                "the exact optimiser cannot cut after %s: more than %d "
+                                "combinations of folding values cross it",
+                                p->d->hd.nodes[node].name, EX_MAX_STATES);
+    }
+    cut->n_states = (int)states;
+    return CM_OK;
+}
+
+static cm_status cuts_init(dp *g, cm_error *err)
+{
+    ex_problem *p = g->p;
+    g->cut = calloc((size_t)p->n + 1, sizeof *g->cut);
+    if (!g->cut)
+        return cm_error_nomem(err);
+    cm_status st = cut_init(g, g->n_cuts++, -1, err);
+    for (int k = 0; st == CM_OK && k < p->n - 1; k++)
+        if (p->d->opt.reconfiguration && cm_design_can_cut_after(p->d, k))
+            st = cut_init(g, g->n_cuts++, k, err);
+    if (st == CM_OK)
+        st = cut_init(g, g->n_cuts++, p->n - 1, err);
+    return st;
+}
+
+/* Longest path of the least depths through the segment (a chain: their sum). */
+static double depth_floor(const ex_problem *p, int first, int end)
+{
+    if (!p->has_depth)
+        return 0.0;
+    double best = 0.0, local[end - first];
+    for (int i = end - 1; i >= first; i--) {
+        const cm_hd_node *hn = &p->d->hd.nodes[i];
+        double tail = 0.0;
+        for (int k = 0; k < hn->n_succ; k++)
+            if (hn->succ[k] < end)
+                tail = fmax(tail, local[hn->succ[k] - first]);
+        local[i - first] = p->nodes[i].min_depth + tail;
+        best = fmax(best, local[i - first]);
+    }
+    return best;
+}
+
+/* The cheap bound: every node at its fastest configuration that fits alone, and some
+ * node slower than the bandwidth floor (eq. 7); INFINITY when even the least of every
+ * resource over the segment's nodes exceeds the board. */
+static double cheap_bound(const ex_problem *p, const ex_segment *s)
+{
+    cm_resources sum = {0};
+    double t = 0.0, witness = INFINITY;
+    for (int i = s->first; i < s->end; i++) {
+        const ex_node *en = &p->nodes[i];
+        if (en->n_cfg == 0)
+            return INFINITY;
+        ex_res_add(&sum, &en->min_fit);
+        t = fmax(t, en->fast_alone);
+        for (int c = 0; c < en->n_cfg; c++)
+            if (en->cfg[c].cycles < witness && ex_bandwidth_ok(p, s, en->cfg[c].cycles))
+                witness = en->cfg[c].cycles;
+    }
+    if (!ex_res_fits(&sum, &p->d->board.resources))
+        return INFINITY;
+    t = fmax(fmax(t, witness), ex_time_floor(p, s, NULL));
+    return (p->batch * t + depth_floor(p, s->first, s->end)) / p->clock_hz;
+}
+
+static cm_status seg_init(dp *g, int a, int b, cm_error *err)
+{
+    dp_seg *sg = seg_at(g, a, b);
+    const dp_cut *ca = &g->cut[a], *cb = &g->cut[b];
+    sg->a = a;
+    sg->b = b;
+    ex_segment_init(g->p, ca->node + 1, cb->node + 1, &sg->seg);
+    sg->lb0 = cheap_bound(g->p, &sg->seg);
+    sg->carry = malloc((size_t)(2 * ca->n_src + 1) * sizeof *sg->carry);
+    if (!sg->carry)
+        return cm_error_nomem(err);
+    for (int qa = 0; qa < ca->n_src; qa++)
+        for (int qb = 0; qb < cb->n_src; qb++)
+            if (ca->src[qa] == cb->src[qb]) {
+                sg->carry[2 * sg->n_carry] = qa;
+                sg->carry[2 * sg->n_carry++ + 1] = qb;
+            }
+    return CM_OK;
+}
+
+static cm_status dp_init(dp *g, ex_problem *p, cm_error *err)
+{
+    memset(g, 0, sizeof *g);
+    g->p = p;
+    cm_status st = cuts_init(g, err);
+    if (st != CM_OK)
+        return st;
+    int k = g->n_cuts;
+    g->seg = calloc((size_t)k * (size_t)k, sizeof *g->seg);
+    g->lb = calloc((size_t)k, sizeof *g->lb);
+    g->ub = calloc((size_t)k, sizeof *g->ub);
+    g->suffix = calloc((size_t)k, sizeof *g->suffix);
+    if (!g->seg || !g->lb || !g->ub || !g->suffix)
+        return cm_error_nomem(err);
+    for (int c = 0; c < k; c++) {
+        g->lb[c] = malloc((size_t)g->cut[c].n_states * sizeof **g->lb);
+        g->ub[c] = malloc((size_t)g->cut[c].n_states * sizeof **g->ub);
+        g->suffix[c] = malloc((size_t)g->cut[c].n_states * sizeof **g->suffix);
+        if (!g->lb[c] || !g->ub[c] || !g->suffix[c])
+            return cm_error_nomem(err);
+    }
+    for (int a = 0; a < k; a++)
+        for (int b = a + 1; b < k; b++)
+            if ((st = seg_init(g, a, b, err)) != CM_OK)
+                return st;
+    return CM_OK;
+}
+
+static void dp_free(dp *g)
+{
+    int k = g->n_cuts;
+    for (int a = 0; g->seg && a < k; a++)
+        for (int b = a + 1; b < k; b++) {
+            dp_seg *sg = seg_at(g, a, b);
+            free(sg->base.choice);
+            free(sg->s_ok);
+            free(sg->t_ok);
+            free(sg->carry);
+            for (int r = 0; r < sg->n_ref; r++)
+                free(sg->ref[r].sol.choice);
+            free(sg->ref);
+        }
+    for (int c = 0; c < k; c++) {
+        free(g->cut[c].src);
+        free(g->cut[c].radix);
+        if (g->lb)
+            free(g->lb[c]);
+        if (g->ub)
+            free(g->ub[c]);
+        if (g->suffix)
+            free(g->suffix[c]);
+    }
+    free(g->cut);
+    free(g->seg);
+    free(g->lb);
+    free(g->ub);
+    free(g->suffix);
+}
+
+/* ---- step costs ---- */
+
+static bool carry_ok(const dp *g, const dp_seg *sg, int s, int t)
+{
+    for (int k = 0; k < sg->n_carry; k++)
+        if (state_value(g, sg->a, sg->carry[2 * k], s) !=
+            state_value(g, sg->b, sg->carry[2 * k + 1], t))
+            return false;
+    return true;
+}
+
+static const dp_ref *find_ref(const dp_seg *sg, int s, int t)
+{
+    for (int r = 0; r < sg->n_ref; r++)
+        if (sg->ref[r].s == s && sg->ref[r].t == t)
+            return &sg->ref[r];
+    return NULL;
+}
+
+/* Bounds on a step's segment time for states s -> t, and the solution behind ub. */
+static const ex_sol *step_cost(const dp_seg *sg, int s, int t, double *lb, double *ub)
+{
+    const dp_ref *r = find_ref(sg, s, t);
+    if (r) {
+        *lb = r->sol.lb;
+        *ub = r->sol.ub;
+        return &r->sol;
+    }
+    if (!sg->solved) {
+        *lb = sg->lb0;
+        *ub = INFINITY;
+        return NULL;
+    }
+    *lb = sg->base.lb;
+    bool fits = sg->s_ok[s] && sg->t_ok[t];
+    *ub = fits ? sg->base.ub : INFINITY;
+    return fits ? &sg->base : NULL;
+}
+
+static void relax(dp_label *to, double cost, int a, int s)
+{
+    if (cost < to->cost) {
+        to->cost = cost;
+        to->a = a;
+        to->s = s;
+    }
+}
+
+static void relax_segment(dp *g, dp_seg *sg)
+{
+    double reconf = sg->a > 0 ? g->p->reconf_s : 0.0;
+    const dp_cut *ca = &g->cut[sg->a], *cb = &g->cut[sg->b];
+    for (int s = 0; s < ca->n_states; s++) {
+        double la = g->lb[sg->a][s].cost, ua = g->ub[sg->a][s].cost;
+        if (isinf(la))
+            continue;
+        for (int t = 0; t < cb->n_states; t++) {
+            if (!carry_ok(g, sg, s, t))
+                continue;
+            double lb, ub;
+            step_cost(sg, s, t, &lb, &ub);
+            relax(&g->lb[sg->b][t], la + reconf + lb, sg->a, s);
+            relax(&g->ub[sg->b][t], ua + reconf + ub, sg->a, s);
+        }
+    }
+}
+
+/* Shortest paths under the lower and the upper step costs. */
+static void dp_pass(dp *g)
+{
+    for (int c = 0; c < g->n_cuts; c++)
+        for (int s = 0; s < g->cut[c].n_states; s++)
+            g->lb[c][s] = g->ub[c][s] = (dp_label){INFINITY, -1, -1};
+    g->lb[0][0].cost = g->ub[0][0].cost = 0.0;
+    for (int b = 1; b < g->n_cuts; b++)
+        for (int a = 0; a < b; a++)
+            if (!isinf(seg_at(g, a, b)->lb0))
+                relax_segment(g, seg_at(g, a, b));
+}
+
+/* Least lower-bound cost from each cut state to the end (for the cutoffs). */
+static void suffix_pass(dp *g)
+{
+    int last = g->n_cuts - 1;
+    for (int c = 0; c < g->n_cuts; c++)
+        for (int s = 0; s < g->cut[c].n_states; s++)
+            g->suffix[c][s] = c == last ? 0.0 : INFINITY;
+    for (int a = last - 1; a >= 0; a--)
+        for (int b = a + 1; b <= last; b++) {
+            const dp_seg *sg = seg_at(g, a, b);
+            if (isinf(sg->lb0))
+                continue;
+            double reconf = a > 0 ? g->p->reconf_s : 0.0;
+            for (int s = 0; s < g->cut[a].n_states; s++)
+                for (int t = 0; t < g->cut[b].n_states; t++) {
+                    if (isinf(g->suffix[b][t]) || !carry_ok(g, sg, s, t))
+                        continue;
+                    double lb, ub;
+                    step_cost(sg, s, t, &lb, &ub);
+                    g->suffix[a][s] = fmin(g->suffix[a][s], reconf + lb + g->suffix[b][t]);
+                }
+        }
+}
+
+static double least(const double *v, int n)
+{
+    double m = INFINITY;
+    for (int i = 0; i < n; i++)
+        m = fmin(m, v[i]);
+    return m;
+}
+
+/* The time a step's segment must beat to improve on the incumbent: any path through
+ * it costs at least the best prefix to its start, the reconfiguration, and the best
+ * suffix from its end. `any` takes the best over all states (for the program without
+ * states). */
+static double cutoff_for(const dp *g, const dp_seg *sg, int s, int t, bool any)
+{
+    double ub = g->ub[g->n_cuts - 1][0].cost;
+    if (isinf(ub))
+        return INFINITY;
+    const dp_cut *ca = &g->cut[sg->a], *cb = &g->cut[sg->b];
+    double before = g->lb[sg->a][s].cost, after = g->suffix[sg->b][t];
+    if (any) {
+        before = INFINITY;
+        for (int i = 0; i < ca->n_states; i++)
+            before = fmin(before, g->lb[sg->a][i].cost);
+        after = least(g->suffix[sg->b], cb->n_states);
+    }
+    return ub - before - (sg->a > 0 ? g->p->reconf_s : 0.0) - after;
+}
+
+/* The steps of the path ending at the last cut, first step first; returns the count. */
+static int backtrack(const dp *g, dp_label *const *labels, dp_step *steps)
+{
+    int n = 0, b = g->n_cuts - 1, t = 0;
+    while (b > 0) {
+        const dp_label *l = &labels[b][t];
+        steps[n++] = (dp_step){seg_at(g, l->a, b), l->s, t};
+        b = l->a;
+        t = l->s;
+    }
+    for (int i = 0; i < n / 2; i++) {
+        dp_step x = steps[i];
+        steps[i] = steps[n - 1 - i];
+        steps[n - 1 - i] = x;
+    }
+    return n;
+}
+
+/* ---- refinement ---- */
+
+static cm_status sol_alloc(ex_sol *sol, const ex_segment *s, cm_error *err)
+{
+    sol->choice = calloc((size_t)(s->end - s->first), sizeof *sol->choice);
+    return sol->choice ? CM_OK : cm_error_nomem(err);
+}
+
+/* Which states at either end the base answer agrees with. */
+static void mark_base_states(dp *g, dp_seg *sg)
+{
+    const ex_problem *p = g->p;
+    const ex_segment *s = &sg->seg;
+    const dp_cut *ca = &g->cut[sg->a], *cb = &g->cut[sg->b];
+    for (int st = 0; st < ca->n_states; st++) {
+        bool ok = true;
+        for (int q = 0; q < ca->n_src && ok; q++) {
+            const cm_hd_node *hn = &p->d->hd.nodes[ca->src[q]];
+            for (int k = 0; k < hn->n_succ && ok; k++) {
+                int v = hn->succ[k];
+                if (v >= s->first && v < s->end)
+                    ok = ex_compatible(p->nodes[ca->src[q]].flags, state_value(g, sg->a, q, st),
+                                       p->nodes[v].cfg[sg->base.choice[v - s->first]].in);
+            }
+        }
+        sg->s_ok[st] = ok;
+    }
+    for (int st = 0; st < cb->n_states; st++) {
+        bool ok = true;
+        for (int q = 0; q < cb->n_src && ok; q++) {
+            int u = cb->src[q];
+            if (u >= s->first)
+                ok = state_value(g, sg->b, q, st) == p->nodes[u].cfg[sg->base.choice[u - s->first]].out;
+        }
+        sg->t_ok[st] = ok;
+    }
+}
+
+static cm_status solve_base(dp *g, dp_seg *sg, double cutoff, cm_error *err)
+{
+    cm_status st = sg->base.choice ? CM_OK : sol_alloc(&sg->base, &sg->seg, err);
+    if (st != CM_OK)
+        return st;
+    if (!sg->s_ok)
+        sg->s_ok = calloc((size_t)g->cut[sg->a].n_states, 1);
+    if (!sg->t_ok)
+        sg->t_ok = calloc((size_t)g->cut[sg->b].n_states, 1);
+    if (!sg->s_ok || !sg->t_ok)
+        return cm_error_nomem(err);
+    st = ex_solve_segment(g->p, &sg->seg, NULL, cutoff, &sg->base, err);
+    if (st != CM_OK)
+        return st;
+    sg->base.lb = fmax(sg->base.lb, sg->lb0);
+    sg->solved = true;
+    if (!isinf(sg->base.ub))
+        mark_base_states(g, sg);
+    return CM_OK;
+}
+
+/* The configurations left when the states at both ends are fixed. */
+static void restrict_configs(const dp *g, const dp_seg *sg, int s, int t, uint8_t *allowed,
+                             const int *off)
+{
+    const ex_problem *p = g->p;
+    const ex_segment *seg = &sg->seg;
+    const dp_cut *ca = &g->cut[sg->a], *cb = &g->cut[sg->b];
+    for (int q = 0; q < ca->n_src; q++) {
+        const cm_hd_node *hn = &p->d->hd.nodes[ca->src[q]];
+        int64_t a = state_value(g, sg->a, q, s);
+        for (int k = 0; k < hn->n_succ; k++) {
+            int v = hn->succ[k];
+            if (v < seg->first || v >= seg->end)
+                continue;
+            for (int c = 0; c < p->nodes[v].n_cfg; c++)
+                if (!ex_compatible(p->nodes[ca->src[q]].flags, a, p->nodes[v].cfg[c].in))
+                    allowed[off[v - seg->first] + c] = 0;
+        }
+    }
+    for (int q = 0; q < cb->n_src; q++) {
+        int u = cb->src[q];
+        if (u < seg->first)
+            continue;
+        int64_t b = state_value(g, sg->b, q, t);
+        for (int c = 0; c < p->nodes[u].n_cfg; c++)
+            if (p->nodes[u].cfg[c].out != b)
+                allowed[off[u - seg->first] + c] = 0;
+    }
+}
+
+static cm_status add_ref(dp_seg *sg, int s, int t, ex_sol **out, cm_error *err)
+{
+    if (sg->n_ref == sg->cap_ref) {
+        int cap = sg->cap_ref ? 2 * sg->cap_ref : 4;
+        dp_ref *r = realloc(sg->ref, (size_t)cap * sizeof *r);
+        if (!r)
+            return cm_error_nomem(err);
+        sg->ref = r;
+        sg->cap_ref = cap;
+    }
+    dp_ref *r = &sg->ref[sg->n_ref];
+    *r = (dp_ref){.s = s, .t = t};
+    cm_status st = sol_alloc(&r->sol, &sg->seg, err);
+    if (st == CM_OK)
+        sg->n_ref++;
+    else
+        free(r->sol.choice);
+    *out = &r->sol;
+    return st;
+}
+
+/* Solves the segment for one pair of states, into a new entry or (after a cutoff
+ * that no longer holds) over the old one. */
+static cm_status solve_pair(dp *g, dp_seg *sg, int s, int t, double cutoff, cm_error *err)
+{
+    const ex_problem *p = g->p;
+    int len = sg->seg.end - sg->seg.first;
+    int off[len + 1];
+    off[0] = 0;
+    for (int i = 0; i < len; i++)
+        off[i + 1] = off[i] + p->nodes[sg->seg.first + i].n_cfg;
+    uint8_t *allowed = malloc((size_t)off[len] + 1);
+    if (!allowed)
+        return cm_error_nomem(err);
+    memset(allowed, 1, (size_t)off[len] + 1);
+    restrict_configs(g, sg, s, t, allowed, off);
+    dp_ref *old = (dp_ref *)find_ref(sg, s, t);
+    ex_sol *sol = old ? &old->sol : NULL;
+    cm_status st = old ? CM_OK : add_ref(sg, s, t, &sol, err);
+    if (st == CM_OK) {
+        st = ex_solve_segment(g->p, &sg->seg, allowed, cutoff, sol, err);
+        sol->lb = fmax(sol->lb, sg->base.lb);
+    }
+    free(allowed);
+    return st;
+}
+
+/* Refines one inexact step; *stuck when it cannot be (its program ran out of time). */
+static cm_status refine(dp *g, const dp_step *x, bool *stuck, cm_error *err)
+{
+    dp_seg *sg = x->sg;
+    if (!sg->solved || sg->base.cut_off)
+        return solve_base(g, sg, cutoff_for(g, sg, x->s, x->t, true), err);
+    const dp_ref *r = find_ref(sg, x->s, x->t);
+    if ((sg->s_ok[x->s] && sg->t_ok[x->t]) || (r && !r->sol.cut_off)) {
+        *stuck = true;
+        return CM_OK;
+    }
+    return solve_pair(g, sg, x->s, x->t, cutoff_for(g, sg, x->s, x->t, false), err);
+}
+
+/* ---- the search ---- */
+
+static cm_status take_result(dp *g, ex_result *res, cm_error *err)
+{
+    dp_step steps[g->n_cuts];
+    int n = backtrack(g, g->ub, steps);
+    res->n_parts = n;
+    res->first = malloc((size_t)n * sizeof *res->first);
+    res->choice = malloc((size_t)g->p->n * sizeof *res->choice);
+    if (!res->first || !res->choice)
+        return cm_error_nomem(err);
+    for (int i = 0; i < n; i++) {
+        const ex_segment *s = &steps[i].sg->seg;
+        double lb, ub;
+        const ex_sol *sol = step_cost(steps[i].sg, steps[i].s, steps[i].t, &lb, &ub);
+        res->first[i] = s->first;
+        memcpy(&res->choice[s->first], sol->choice, (size_t)(s->end - s->first) * sizeof *sol->choice);
+    }
+    return CM_OK;
+}
+
+static void show_progress(const ex_problem *p, cm_progress *bar, const ex_result *res)
+{
+    char detail[96];
+    snprintf(detail, sizeof detail, "bound %.4g ms, best %.4g ms, %d programs", res->lb * 1e3,
+             res->ub * 1e3, p->ilps);
+    cm_progress_update(bar, isinf(res->ub) || res->ub <= 0 ? 0.0 : res->lb / res->ub, detail);
+}
+
+/* Rounds of shortest path and refinement until the bound meets the incumbent. */
+static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
+{
+    ex_problem *p = g->p;
+    dp_step steps[g->n_cuts];
+    cm_progress bar;
+    cm_progress_init(&bar, p->progress, "exact");
+    cm_status st = CM_OK;
+    bool stuck = false;
+    for (;;) {
+        dp_pass(g);
+        res->lb = g->lb[g->n_cuts - 1][0].cost;
+        res->ub = g->ub[g->n_cuts - 1][0].cost;
+        show_progress(p, &bar, res);
+        if (isinf(res->lb) || res->ub <= res->lb * (1 + 1e-12))
+            break;
+        if (stuck || cm_seconds_now() >= p->deadline) {
+            res->timed_out = true;
+            break;
+        }
+        int n = backtrack(g, g->lb, steps);
+        suffix_pass(g);
+        for (int i = 0; i < n && st == CM_OK && !stuck && cm_seconds_now() < p->deadline; i++) {
+            double lb, ub;
+            step_cost(steps[i].sg, steps[i].s, steps[i].t, &lb, &ub);
+            if (ub > lb)
+                st = refine(g, &steps[i], &stuck, err);
+        }
+        if (st != CM_OK)
+            break;
+    }
+    cm_progress_done(&bar);
+    return st;
+}
+
+cm_status ex_search(ex_problem *p, ex_result *res, cm_error *err)
+{
+    memset(res, 0, sizeof *res);
+    dp g;
+    cm_status st = dp_init(&g, p, err);
+    if (st == CM_OK)
+        st = search_loop(&g, res, err);
+    if (st == CM_OK && !isinf(res->ub))
+        st = take_result(&g, res, err);
+    if (st == CM_OK && res->timed_out)
+        snprintf(res->why, sizeof res->why,
+                 "the time limit stopped the search after %d integer programs", p->ilps);
+    dp_free(&g);
+    return st;
+}
+
+void ex_result_free(ex_result *res)
+{
+    free(res->first);
+    free(res->choice);
+    res->first = res->choice = NULL;
+}

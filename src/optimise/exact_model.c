@@ -1,0 +1,302 @@
+/* The exact optimiser's view of the design: every node's valid configurations with
+ * their costs (from the design's memoised cost model), with dominated ones marked so
+ * that segments can drop them, and the per-node figures behind the cheap segment
+ * bounds. Also the few rules the integer program must share with the design: the
+ * edge rule, and eq. 7 as the design evaluates it. */
+#include "optimise/exact.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/progress.h"
+
+#define EX_EDGE_FLAGS (CM_HD_INTER | CM_HD_DIVISIBLE)
+
+bool ex_compatible(unsigned flags, int64_t a, int64_t b)
+{
+    if ((flags & CM_HD_INTER) && a != b)
+        return false;
+    if (flags & CM_HD_DIVISIBLE) {
+        int64_t hi = a > b ? a : b, lo = a > b ? b : a;
+        return lo > 0 && hi % lo == 0;
+    }
+    return true;
+}
+
+int64_t ex_res_kind(const cm_resources *r, int k)
+{
+    const int64_t v[EX_RESOURCES] = {r->dsp, r->bram18, r->uram, r->lut, r->ff};
+    return v[k];
+}
+
+void ex_res_add(cm_resources *acc, const cm_resources *r)
+{
+    acc->dsp += r->dsp;
+    acc->bram18 += r->bram18;
+    acc->uram += r->uram;
+    acc->lut += r->lut;
+    acc->ff += r->ff;
+}
+
+bool ex_res_fits(const cm_resources *r, const cm_resources *max)
+{
+    return r->dsp <= max->dsp && r->bram18 <= max->bram18 && r->uram <= max->uram &&
+           r->lut <= max->lut && r->ff <= max->ff;
+}
+
+static bool res_eq(const cm_resources *a, const cm_resources *b)
+{
+    return a->dsp == b->dsp && a->bram18 == b->bram18 && a->uram == b->uram && a->lut == b->lut &&
+           a->ff == b->ff;
+}
+
+static void res_min(cm_resources *acc, const cm_resources *r)
+{
+    if (r->dsp < acc->dsp) acc->dsp = r->dsp;
+    if (r->bram18 < acc->bram18) acc->bram18 = r->bram18;
+    if (r->uram < acc->uram) acc->uram = r->uram;
+    if (r->lut < acc->lut) acc->lut = r->lut;
+    if (r->ff < acc->ff) acc->ff = r->ff;
+}
+
+/* Whether configuration x dominates y: same interface where an edge constrains it,
+ * no worse in cycles, depth and every resource, and better in one (or, when equal in
+ * all, earlier in the list, so that exactly one of a set of equals survives). */
+static bool dominates(const ex_config *x, int ix, const ex_config *y, int iy, bool in_keyed,
+                      bool out_keyed)
+{
+    if ((in_keyed && x->in != y->in) || (out_keyed && x->out != y->out))
+        return false;
+    if (x->cycles > y->cycles || x->depth > y->depth || !ex_res_fits(&x->res, &y->res))
+        return false;
+    if (x->cycles < y->cycles || x->depth < y->depth || !res_eq(&x->res, &y->res))
+        return true;
+    return ix < iy;
+}
+
+/* Records, for each configuration, the slowest configuration dominating it. */
+static void mark_dominated(ex_node *en, bool in_keyed, bool out_keyed)
+{
+    for (int c = 0; c < en->n_cfg; c++) {
+        ex_config *y = &en->cfg[c];
+        y->dom_cycles = -1.0;
+        for (int k = 0; k < en->n_cfg; k++)
+            if (k != c && dominates(&en->cfg[k], k, y, c, in_keyed, out_keyed) &&
+                en->cfg[k].cycles > y->dom_cycles)
+                y->dom_cycles = en->cfg[k].cycles;
+    }
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static cm_status collect_out_values(ex_node *en, cm_error *err)
+{
+    en->out_vals = malloc((size_t)(en->n_cfg > 0 ? en->n_cfg : 1) * sizeof *en->out_vals);
+    if (!en->out_vals)
+        return cm_error_nomem(err);
+    for (int c = 0; c < en->n_cfg; c++)
+        en->out_vals[c] = en->cfg[c].out;
+    qsort(en->out_vals, (size_t)en->n_cfg, sizeof *en->out_vals, cmp_i64);
+    int k = 0;
+    for (int c = 0; c < en->n_cfg; c++)
+        if (k == 0 || en->out_vals[k - 1] != en->out_vals[c])
+            en->out_vals[k++] = en->out_vals[c];
+    en->n_out_vals = k;
+    return CM_OK;
+}
+
+/* The largest fraction of the board any one resource of r takes. */
+static double worst_ratio(const cm_resources *r, const cm_resources *max)
+{
+    double worst = 0.0;
+    for (int k = 0; k < EX_RESOURCES; k++) {
+        int64_t use = ex_res_kind(r, k), have = ex_res_kind(max, k);
+        if (use > 0)
+            worst = fmax(worst, have > 0 ? (double)use / (double)have : INFINITY);
+    }
+    return worst;
+}
+
+/* Appends one folding if it obeys the intra rule and fits the board on its own (a
+ * configuration that does not can appear in no feasible design). */
+static void add_config(ex_problem *p, int i, ex_node *en, const int64_t f[3])
+{
+    const cm_hd_node *hn = &p->d->hd.nodes[i];
+    if ((hn->flags & CM_HD_INTRA) && f[0] != f[1])
+        return;
+    ex_config c = {.in = f[0], .out = f[1], .kernel = f[2]};
+    cm_design_node_cost_at(p->d, i, f[0], f[1], f[2], &c.cycles, &c.depth, &c.res);
+    p->evaluations++;
+    res_min(&en->min_res, &c.res);
+    double ratio = worst_ratio(&c.res, &p->d->board.resources);
+    if (ratio < en->closest_ratio) {
+        en->closest_ratio = ratio;
+        en->closest = c.res;
+    }
+    if (!ex_res_fits(&c.res, &p->d->board.resources))
+        return;
+    if (c.cycles < en->fast_alone)
+        en->fast_alone = c.cycles;
+    if (c.depth < en->min_depth)
+        en->min_depth = c.depth;
+    res_min(&en->min_fit, &c.res);
+    en->cfg[en->n_cfg++] = c;
+}
+
+static bool in_keyed(const cm_design *d, int i)
+{
+    const cm_hd_node *hn = &d->hd.nodes[i];
+    for (int k = 0; k < hn->n_pred; k++)
+        if (d->hd.nodes[hn->pred[k]].flags & EX_EDGE_FLAGS)
+            return true;
+    return false;
+}
+
+static cm_status node_init(ex_problem *p, int i, cm_error *err)
+{
+    const cm_hd_node *hn = &p->d->hd.nodes[i];
+    ex_node *en = &p->nodes[i];
+    const cm_hd_values *v = hn->fold;
+    size_t total = (size_t)v[0].count * (size_t)v[1].count * (size_t)v[2].count;
+    en->cfg = malloc((total > 0 ? total : 1) * sizeof *en->cfg);
+    if (!en->cfg)
+        return cm_error_nomem(err);
+    en->flags = hn->flags & EX_EDGE_FLAGS;
+    en->fast_alone = en->min_depth = en->closest_ratio = INFINITY;
+    en->min_res = (cm_resources){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+    en->min_fit = en->min_res;
+    for (int a = 0; a < v[0].count; a++)
+        for (int b = 0; b < v[1].count; b++)
+            for (int k = 0; k < v[2].count; k++)
+                add_config(p, i, en, (int64_t[3]){v[0].v[a], v[1].v[b], v[2].v[k]});
+    mark_dominated(en, in_keyed(p->d, i), en->flags && hn->n_succ > 0);
+    return collect_out_values(en, err);
+}
+
+cm_status ex_problem_init(ex_problem *p, cm_design *d, double deadline, cm_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->d = d;
+    p->n = d->hd.n_nodes;
+    p->batch = d->opt.batch;
+    p->clock_hz = d->clock_hz;
+    p->reconf_s = d->board.reconfiguration_s;
+    p->has_depth = d->hd.backend == CM_BACKEND_FPGACONVNET;
+    p->deadline = deadline;
+    p->nodes = calloc((size_t)p->n, sizeof *p->nodes);
+    if (!p->nodes)
+        return cm_error_nomem(err);
+    for (int i = 0; i < p->n; i++) {
+        cm_status st = node_init(p, i, err);
+        if (st != CM_OK)
+            return st;
+    }
+    return CM_OK;
+}
+
+void ex_problem_free(ex_problem *p)
+{
+    if (p->nodes)
+        for (int i = 0; i < p->n; i++) {
+            free(p->nodes[i].cfg);
+            free(p->nodes[i].out_vals);
+        }
+    free(p->nodes);
+    p->nodes = NULL;
+}
+
+void ex_segment_init(ex_problem *p, int first, int end, ex_segment *s)
+{
+    int cuts[3], n = 0;
+    if (first > 0)
+        cuts[n++] = 0;
+    cuts[n++] = first;
+    if (end < p->n)
+        cuts[n++] = end;
+    cm_design_set_partitions(p->d, cuts, n, NULL);
+    const cm_part *part = &p->d->parts[first > 0 ? 1 : 0];
+    s->first = first;
+    s->end = end;
+    s->io_bits = part->io_bits;
+    s->chain = part->chain;
+}
+
+bool ex_bandwidth_ok(const ex_problem *p, const ex_segment *s, double cycles)
+{
+    /* The expression of cm_design_part_fits, term for term, so that rounding agrees. */
+    const cm_design *d = p->d;
+    return s->io_bits * d->clock_hz < d->board.bandwidth_gbps * 8e9 * cycles;
+}
+
+bool ex_config_kept(const ex_problem *p, const ex_segment *s, int n, int c)
+{
+    const ex_config *x = &p->nodes[n].cfg[c];
+    if (x->dom_cycles < 0)
+        return true;
+    /* A dominated configuration is only needed as the slow node that keeps a
+     * memory-bound segment legal, and only when none of its dominators can be. */
+    return ex_bandwidth_ok(p, s, x->cycles) && !ex_bandwidth_ok(p, s, x->dom_cycles);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether, at interval t, each resource's sum of the nodes' cheapest configurations
+ * no slower than t fits the board (each resource on its own: a relaxation). */
+static bool floor_fits(const ex_problem *p, const ex_segment *s, const uint8_t *keep, double t)
+{
+    cm_resources sum = {0};
+    int k = 0;
+    for (int i = s->first; i < s->end; i++) {
+        const ex_node *en = &p->nodes[i];
+        cm_resources least = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+        bool any = false;
+        for (int c = 0; c < en->n_cfg; c++, k++)
+            if ((!keep || keep[k]) && en->cfg[c].cycles <= t) {
+                res_min(&least, &en->cfg[c].res);
+                any = true;
+            }
+        if (!any)
+            return false;
+        ex_res_add(&sum, &least);
+    }
+    return ex_res_fits(&sum, &p->d->board.resources);
+}
+
+double ex_time_floor(const ex_problem *p, const ex_segment *s, const uint8_t *keep)
+{
+    size_t n = 0, cap = 0;
+    for (int i = s->first; i < s->end; i++)
+        cap += (size_t)p->nodes[i].n_cfg;
+    double *t = malloc((cap ? cap : 1) * sizeof *t);
+    if (!t)
+        return 0.0; /* no memory for a better bound: 0 is still a valid one */
+    int k = 0;
+    for (int i = s->first; i < s->end; i++)
+        for (int c = 0; c < p->nodes[i].n_cfg; c++, k++)
+            if (!keep || keep[k])
+                t[n++] = p->nodes[i].cfg[c].cycles;
+    qsort(t, n, sizeof *t, cmp_double);
+    /* Feasibility only grows with t: bisect over the candidate intervals. */
+    double found = INFINITY;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (floor_fits(p, s, keep, t[mid])) {
+            found = t[mid];
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    free(t);
+    return found;
+}

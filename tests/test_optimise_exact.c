@@ -1,0 +1,414 @@
+/* Exact optimiser tests: on networks small enough to enumerate, the optimum equals an
+ * independent exhaustive search written here (every folding through
+ * cm_design_node_cost_at, eqs. 2, 6 and 7 and the edge rules by hand, every cut set);
+ * the lower bound meets the cost on CNV and MPCNN; infeasibility is proven, with the
+ * layer and resource named, where nothing fits; the final design is feasible and costs
+ * what the optimiser reports. */
+#include "test_support.h"
+
+#include <cnnmap/design.h>
+#include <cnnmap/model.h>
+#include <cnnmap/optimise.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "design/design_internal.h"
+
+static cm_design *make_design(const char *path, const cm_board *board, cm_backend backend,
+                              cm_objective objective, bool reconf)
+{
+    cm_error err = {0};
+    cm_graph *g = NULL;
+    assert_int_equal(cm_model_load(path, &g, &err), CM_OK);
+    cm_design_options o;
+    cm_design_options_init(&o);
+    o.backend = backend;
+    o.objective = objective;
+    o.reconfiguration = reconf;
+    cm_design *d = NULL;
+    if (cm_design_create(g, board, &o, &d, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    return d;
+}
+
+static cm_design *zoo_design(const char *name, const char *board_name, cm_backend backend,
+                             cm_objective objective, bool reconf)
+{
+    char path[1024], file[64];
+    snprintf(file, sizeof file, "zoo/%s.onnx", name);
+    cm_test_generated_model(file, path, sizeof path);
+    cm_board board;
+    cm_error err = {0};
+    assert_int_equal(cm_board_builtin(board_name, &board, &err), CM_OK);
+    return make_design(path, &board, backend, objective, reconf);
+}
+
+/* Runs exact and checks what must hold of any answer: the design is feasible, costs
+ * no less than the bound, and (unless the time ran out) the bound meets the cost. */
+static double run_exact(cm_design *d, cm_optimise_result *r)
+{
+    cm_optimise_options o = {.optimiser = CM_OPTIMISER_EXACT, .time_limit_s = 600};
+    cm_error err = {0};
+    if (cm_optimise(d, &o, r, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    assert_true(cm_design_feasible(d));
+    assert_true(r->has_lower_bound);
+    assert_false(r->proven_infeasible);
+    double cost = cm_design_cost(d);
+    assert_true(r->lower_bound_s <= cost * (1 + 1e-12));
+    assert_true(r->lower_bound_s >= cost * (1 - 1e-9));
+    return cost;
+}
+
+/* ---- the independent enumeration (chains only) ---- */
+
+typedef struct fold {
+    int64_t in, out, kernel;
+    double cycles, depth;
+    cm_resources res;
+} fold;
+
+typedef struct search {
+    const cm_design *d;
+    int n;
+    fold **folds;
+    int *n_folds;
+    bool *cut_after;
+    double batch, clock_hz, best;
+} search;
+
+static void list_folds(search *s, int i)
+{
+    int a, b, c;
+    const int64_t *in = cm_design_fold_values(s->d, i, CM_FOLD_IN, &a);
+    const int64_t *out = cm_design_fold_values(s->d, i, CM_FOLD_OUT, &b);
+    const int64_t *k = cm_design_fold_values(s->d, i, CM_FOLD_KERNEL, &c);
+    s->folds[i] = malloc((size_t)a * b * c * sizeof **s->folds);
+    assert_non_null(s->folds[i]);
+    for (int x = 0; x < a; x++)
+        for (int y = 0; y < b; y++)
+            for (int z = 0; z < c; z++) {
+                fold *f = &s->folds[i][s->n_folds[i]++];
+                *f = (fold){in[x], out[y], k[z], 0, 0, {0}};
+                cm_design_node_cost_at(s->d, i, f->in, f->out, f->kernel, &f->cycles, &f->depth,
+                                       &f->res);
+            }
+}
+
+static bool fits(const cm_resources *r, const cm_resources *max)
+{
+    return r->dsp <= max->dsp && r->bram18 <= max->bram18 && r->uram <= max->uram &&
+           r->lut <= max->lut && r->ff <= max->ff;
+}
+
+static void add(cm_resources *acc, const cm_resources *r)
+{
+    acc->dsp += r->dsp;
+    acc->bram18 += r->bram18;
+    acc->uram += r->uram;
+    acc->lut += r->lut;
+    acc->ff += r->ff;
+}
+
+/* Whether out-folding a of node u may feed in-folding b (eq. 10, divisibility). */
+static bool edge_ok(const cm_design *d, int u, int64_t a, int64_t b)
+{
+    cm_node_info n;
+    cm_design_node_info(d, u, &n);
+    if (n.matching_inter && a != b)
+        return false;
+    return !n.divisible_inter || (a > b ? a % b == 0 : b % a == 0);
+}
+
+/* eq. 7 for a partition of a chain [first, last]: its input and output streams. */
+static bool bandwidth_ok(const search *s, int first, int last, double interval)
+{
+    const cm_hd_node *f = &s->d->hd.nodes[first], *l = &s->d->hd.nodes[last];
+    double bits = first == 0 ? (double)f->size_in * f->bits_in
+                             : (double)s->d->hd.nodes[first - 1].size_out * s->d->hd.nodes[first - 1].bits_out;
+    bits += (double)l->size_out * l->bits_out;
+    const cm_board *b = cm_design_board(s->d);
+    return bits * s->clock_hz < b->bandwidth_gbps * 8e9 * interval;
+}
+
+typedef struct partial {
+    int first;          /* first node of the open partition */
+    cm_resources res;   /* its resources so far (eq. 6) */
+    double interval;    /* its slowest node so far (eq. 2) */
+    double depth;       /* its pipeline depth so far (a chain: the sum) */
+    double done;        /* seconds of the closed partitions and reconfigurations */
+    int64_t prev_out;
+} partial;
+
+static void visit(search *s, int i, partial p);
+
+static void close_or_go_on(search *s, int i, partial q)
+{
+    double t = (s->batch * q.interval + q.depth) / s->clock_hz;
+    if (q.done + t >= s->best)
+        return; /* costs only grow from here */
+    if (i < s->n - 1 && !s->cut_after[i]) {
+        visit(s, i + 1, q);
+        return;
+    }
+    if (!bandwidth_ok(s, q.first, i, q.interval))
+        return;
+    if (i == s->n - 1) {
+        s->best = q.done + t;
+        return;
+    }
+    partial next = {.first = i + 1, .done = q.done + t + cm_design_board(s->d)->reconfiguration_s,
+                    .prev_out = q.prev_out};
+    visit(s, i + 1, next);
+}
+
+static void visit(search *s, int i, partial p)
+{
+    cm_node_info n;
+    cm_design_node_info(s->d, i, &n);
+    bool depth = cm_design_options_of(s->d)->backend == CM_BACKEND_FPGACONVNET;
+    for (int k = 0; k < s->n_folds[i]; k++) {
+        const fold *f = &s->folds[i][k];
+        if (n.matching_intra && f->in != f->out)
+            continue;
+        if (i > 0 && !edge_ok(s->d, i - 1, p.prev_out, f->in))
+            continue;
+        partial q = p;
+        add(&q.res, &f->res);
+        if (!fits(&q.res, &cm_design_board(s->d)->resources))
+            continue;
+        q.interval = fmax(q.interval, f->cycles);
+        q.depth += depth ? f->depth : 0.0;
+        q.prev_out = f->out;
+        close_or_go_on(s, i, q);
+    }
+}
+
+/* The best cost over every folding and every allowed cut set, by enumeration. */
+static double enumerate(const cm_design *d)
+{
+    search s = {.d = d, .n = cm_design_node_count(d), .best = INFINITY};
+    s.batch = cm_design_options_of(d)->batch;
+    s.clock_hz = cm_design_options_of(d)->clock_mhz * 1e6;
+    s.folds = calloc((size_t)s.n, sizeof *s.folds);
+    s.n_folds = calloc((size_t)s.n, sizeof *s.n_folds);
+    s.cut_after = calloc((size_t)s.n, sizeof *s.cut_after);
+    int cuts[64], n_cuts = 0;
+    for (int i = 0; i < s.n; i++) {
+        int np;
+        cm_design_node_preds(d, i, &np);
+        assert_true(np <= 1); /* a chain */
+        list_folds(&s, i);
+        if (cm_design_options_of(d)->reconfiguration && cm_design_can_cut_after(d, i))
+            cuts[n_cuts++] = i;
+    }
+    for (unsigned mask = 0; mask < 1u << n_cuts; mask++) {
+        for (int c = 0; c < n_cuts; c++)
+            s.cut_after[cuts[c]] = mask & (1u << c);
+        visit(&s, 0, (partial){0});
+    }
+    for (int i = 0; i < s.n; i++)
+        free(s.folds[i]);
+    free(s.folds);
+    free(s.n_folds);
+    free(s.cut_after);
+    return s.best;
+}
+
+typedef struct enum_case {
+    const char *model, *board;
+    cm_backend backend;
+    cm_objective objective;
+} enum_case;
+
+/* One partition (--no-reconf): exact against the enumeration, case by case. */
+static void check_against_enumeration(const enum_case *cases, size_t n)
+{
+    for (size_t c = 0; c < n; c++) {
+        cm_design *d = zoo_design(cases[c].model, cases[c].board, cases[c].backend,
+                                  cases[c].objective, false);
+        double best = enumerate(d);
+        assert_true(isfinite(best));
+        cm_optimise_result r;
+        double cost = run_exact(d, &r);
+        if (fabs(cost - best) > 1e-9 * best)
+            fail_msg("%s on %s: exact %.12g s, enumeration %.12g s", cases[c].model,
+                     cases[c].board, cost, best);
+        cm_design_free(d);
+    }
+}
+
+#define CASES(...) (const enum_case[]){__VA_ARGS__}, sizeof((const enum_case[]){__VA_ARGS__}) / sizeof(enum_case)
+
+static void test_jet_tagging(void **state)
+{
+    (void)state;
+    check_against_enumeration(CASES(
+        {"jet_tagging", "zedboard", CM_BACKEND_HLS4ML, CM_OBJECTIVE_LATENCY},
+        {"jet_tagging", "zedboard", CM_BACKEND_HLS4ML, CM_OBJECTIVE_THROUGHPUT},
+        {"jet_tagging", "zedboard", CM_BACKEND_FINN, CM_OBJECTIVE_LATENCY},
+        {"jet_tagging", "zedboard", CM_BACKEND_FINN, CM_OBJECTIVE_THROUGHPUT}));
+}
+
+static void test_tfc(void **state)
+{
+    (void)state;
+    check_against_enumeration(CASES(
+        {"tfc", "zedboard", CM_BACKEND_FINN, CM_OBJECTIVE_LATENCY},
+        {"tfc", "zedboard", CM_BACKEND_HLS4ML, CM_OBJECTIVE_THROUGHPUT},
+        {"tfc", "zedboard", CM_BACKEND_FPGACONVNET, CM_OBJECTIVE_LATENCY}));
+}
+
+/* The two-convolution LeNet: FINN and hls4ml on the ZedBoard; fpgaConvNet on the
+ * ZC706, where its first dense layer's weights fit. */
+static void test_lenet_two_conv(void **state)
+{
+    (void)state;
+    check_against_enumeration(CASES(
+        {"lenet_zoo", "zedboard", CM_BACKEND_FINN, CM_OBJECTIVE_LATENCY},
+        {"lenet_zoo", "zedboard", CM_BACKEND_HLS4ML, CM_OBJECTIVE_LATENCY},
+        {"lenet_zoo", "zc706", CM_BACKEND_FPGACONVNET, CM_OBJECTIVE_LATENCY}));
+}
+
+/* A ZedBoard that reconfigures in ten nanoseconds and has only `dsp` DSPs (and, when
+ * lut > 0, that many LUTs), so that the best design of a small network is cut in
+ * several configurations. */
+static cm_design *cut_design(const char *name, cm_backend backend, int64_t dsp, int64_t lut)
+{
+    char path[1024], file[64];
+    snprintf(file, sizeof file, "zoo/%s.onnx", name);
+    cm_test_generated_model(file, path, sizeof path);
+    cm_board board;
+    cm_error err = {0};
+    assert_int_equal(cm_board_builtin("zedboard", &board, &err), CM_OK);
+    board.reconfiguration_s = 1e-8;
+    board.resources.dsp = dsp;
+    if (lut > 0)
+        board.resources.lut = lut;
+    return make_design(path, &board, backend, CM_OBJECTIVE_LATENCY, true);
+}
+
+/* With cuts: the DP over cut positions, the reconfiguration cost, and on FINN the
+ * divisibility rule across the cut (1600 LUTs cannot hold jet tagging's four MVAUs
+ * together), against the enumeration of every cut set. */
+static void test_cuts(void **state)
+{
+    (void)state;
+    const struct {
+        const char *model;
+        cm_backend backend;
+        int64_t dsp, lut;
+    } cases[] = {
+        {"jet_tagging", CM_BACKEND_FINN, 22, 1600},
+        {"jet_tagging", CM_BACKEND_HLS4ML, 16, 0},
+        {"jet_tagging", CM_BACKEND_FPGACONVNET, 22, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        cm_design *d = cut_design(cases[c].model, cases[c].backend, cases[c].dsp, cases[c].lut);
+        double best = enumerate(d);
+        cm_optimise_result r;
+        double cost = run_exact(d, &r);
+        if (fabs(cost - best) > 1e-9 * best)
+            fail_msg("case %zu: exact %.12g s, enumeration %.12g s", c, cost, best);
+        assert_true(cm_design_partition_count(d) > 1);
+        cm_design_free(d);
+    }
+}
+
+/* The bound meets the cost (well within 1%) on CNV and MPCNN. CNV's conv5 needs 305
+ * BRAM18 in any fpgaConvNet folding, more than the ZedBoard's 280: proven infeasible. */
+static void test_gap_closes(void **state)
+{
+    (void)state;
+    const char *models[] = {"cnv", "mpcnn"}, *boards[] = {"zedboard", "zc706"};
+    const cm_backend backends[] = {CM_BACKEND_FPGACONVNET, CM_BACKEND_FINN};
+    for (int m = 0; m < 2; m++)
+        for (int b = 0; b < 2; b++)
+            for (int k = 0; k < 2; k++) {
+                cm_design *d = zoo_design(models[m], boards[b], backends[k], CM_OBJECTIVE_LATENCY, true);
+                cm_optimise_result r;
+                if (m == 0 && b == 0 && k == 0) {
+                    cm_optimise_options o = {.optimiser = CM_OPTIMISER_EXACT};
+                    cm_error err = {0};
+                    assert_int_equal(cm_optimise(d, &o, &r, &err), CM_OK);
+                    assert_true(r.proven_infeasible);
+                    assert_non_null(strstr(r.note, "conv5"));
+                    assert_non_null(strstr(r.note, "305 BRAM18"));
+                } else {
+                    double cost = run_exact(d, &r);
+                    assert_true(r.lower_bound_s >= 0.99 * cost);
+                }
+                cm_design_free(d);
+            }
+}
+
+/* LeNet's 800x500 16-bit dense weights need 409 BRAM18 in any fpgaConvNet folding, more
+ * than the ZedBoard's 280: no partitioning helps. The design left is the resource-
+ * minimal one, split at every layer. */
+static void test_lenet_proven_infeasible(void **state)
+{
+    (void)state;
+    char path[1024];
+    cm_test_shared_model("lenet.onnx", path, sizeof path);
+    cm_board board;
+    cm_error err = {0};
+    assert_int_equal(cm_board_builtin("zedboard", &board, &err), CM_OK);
+    cm_design *d = make_design(path, &board, CM_BACKEND_FPGACONVNET, CM_OBJECTIVE_LATENCY, true);
+    cm_optimise_options o = {.optimiser = CM_OPTIMISER_EXACT};
+    cm_optimise_result r;
+    assert_int_equal(cm_optimise(d, &o, &r, &err), CM_OK);
+    assert_true(r.proven_infeasible);
+    assert_false(r.has_lower_bound);
+    assert_non_null(strstr(r.note, "innerProduct"));
+    assert_non_null(strstr(r.note, "409 BRAM18"));
+    assert_false(cm_design_feasible(d));
+    assert_int_equal(cm_design_partition_count(d), 7);
+    cm_design_free(d);
+}
+
+/* Throughput with cuts on a network that needs several configurations on the
+ * ZedBoard: the bound is proven and the design costs it. */
+static void test_throughput_partitioned(void **state)
+{
+    (void)state;
+    cm_design *d = zoo_design("cnv", "zedboard", CM_BACKEND_FINN, CM_OBJECTIVE_THROUGHPUT, true);
+    cm_optimise_result r;
+    run_exact(d, &r);
+    assert_true(cm_design_partition_count(d) > 1);
+    cm_design_free(d);
+}
+
+/* A time limit far too short for MobileNetV1 on FINN: the search stops, says why, and
+ * whatever it leaves obeys its bound. */
+static void test_time_limit(void **state)
+{
+    (void)state;
+    cm_design *d = zoo_design("mobilenet_v1", "zedboard", CM_BACKEND_FINN, CM_OBJECTIVE_LATENCY, true);
+    cm_optimise_options o = {.optimiser = CM_OPTIMISER_EXACT, .time_limit_s = 0.01};
+    cm_optimise_result r;
+    cm_error err = {0};
+    assert_int_equal(cm_optimise(d, &o, &r, &err), CM_OK);
+    assert_true(r.has_lower_bound);
+    assert_non_null(strstr(r.note, "time limit"));
+    if (cm_design_feasible(d))
+        assert_true(r.lower_bound_s <= cm_design_cost(d));
+    cm_design_free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_jet_tagging),
+        cmocka_unit_test(test_tfc),
+        cmocka_unit_test(test_lenet_two_conv),
+        cmocka_unit_test(test_cuts),
+        cmocka_unit_test(test_gap_closes),
+        cmocka_unit_test(test_lenet_proven_infeasible),
+        cmocka_unit_test(test_throughput_partitioned),
+        cmocka_unit_test(test_time_limit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
