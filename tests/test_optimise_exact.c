@@ -174,7 +174,9 @@ static void visit(search *s, int i, partial p)
         const fold *f = &s->folds[i][k];
         if (n.matching_intra && f->in != f->out)
             continue;
-        if (i > 0 && !edge_ok(s->d, i - 1, p.prev_out, f->in))
+        /* edge rules hold inside a partition only: across a cut the data goes
+         * through off-chip memory */
+        if (i > p.first && !edge_ok(s->d, i - 1, p.prev_out, f->in))
             continue;
         partial q = p;
         add(&q.res, &f->res);

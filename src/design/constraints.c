@@ -206,6 +206,8 @@ static bool propagate_one(propagation *pr, int i, int side)
     if (side == 0) {
         for (int k = 0; k < n->n_pred; k++) {
             int u = n->pred[k];
+            if (d->part_of[u] != d->part_of[i])
+                continue; /* through off-chip memory: no matching needed */
             unsigned fl = d->hd.nodes[u].flags;
             int64_t out = (d->scratch_mark[u] & 4) ? d->scratch_fold[2 * u + 1] : d->state[u].fold[1];
             bool need = ((fl & CM_HD_INTER) && out != value) ||
@@ -216,6 +218,8 @@ static bool propagate_one(propagation *pr, int i, int side)
     } else if (n->flags & (CM_HD_INTER | CM_HD_DIVISIBLE)) {
         for (int k = 0; k < n->n_succ; k++) {
             int v = n->succ[k];
+            if (d->part_of[v] != d->part_of[i])
+                continue;
             int64_t in = (d->scratch_mark[v] & 4) ? d->scratch_fold[2 * v] : d->state[v].fold[0];
             bool need = (n->flags & CM_HD_INTER) ? in != value : !divides(value, in);
             if (need && !assign(pr, v, 0, value))

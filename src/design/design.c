@@ -121,6 +121,10 @@ bool cm_design_node_bad(const cm_design *d, int i)
 
 bool cm_design_edge_bad(const cm_design *d, int u, int v)
 {
+    /* Between partitions the data goes through off-chip memory, so the stream
+     * widths of the two configurations need not match. */
+    if (d->part_of[u] != d->part_of[v])
+        return false;
     unsigned flags = d->hd.nodes[u].flags;
     int64_t a = d->state[u].fold[CM_FOLD_OUT], b = d->state[v].fold[CM_FOLD_IN];
     if ((flags & CM_HD_INTER) && a != b)
@@ -297,10 +301,16 @@ static void design_reset(cm_design *d)
         s->bad = cm_design_node_bad(d, i);
         d->bad_nodes += s->bad;
     }
+    cm_design_part_refresh(d, 0);
+    cm_design_recount_edges(d);
+}
+
+void cm_design_recount_edges(cm_design *d)
+{
+    d->bad_edges = 0;
     for (int i = 0; i < d->hd.n_nodes; i++)
         for (int k = 0; k < d->hd.nodes[i].n_succ; k++)
             d->bad_edges += cm_design_edge_bad(d, i, d->hd.nodes[i].succ[k]);
-    cm_design_part_refresh(d, 0);
 }
 
 cm_status cm_design_create(cm_graph *graph, const cm_board *board, const cm_design_options *o,

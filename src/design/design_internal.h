@@ -53,7 +53,10 @@ struct cm_design {
 
 /* Recomputes one partition's aggregates from its nodes. */
 void cm_design_part_refresh(cm_design *d, int p);
-/* Whether the edge u -> v breaks inter matching or divisibility (by u's flags). */
+/* Recounts the violated edges after the partitions changed. */
+void cm_design_recount_edges(cm_design *d);
+/* Whether the edge u -> v breaks inter matching or divisibility (by u's flags); only
+ * edges inside one partition are constrained. */
 bool cm_design_edge_bad(const cm_design *d, int u, int v);
 /* Whether node i breaks the channel-factor or intra-matching rule. */
 bool cm_design_node_bad(const cm_design *d, int i);

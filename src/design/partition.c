@@ -30,6 +30,7 @@ cm_status cm_design_split(cm_design *d, int node, cm_error *err)
     d->parts[p].end = node + 1;
     for (int q = p; q < d->n_parts; q++)
         cm_design_part_refresh(d, q);
+    cm_design_recount_edges(d);
     return CM_OK;
 }
 
@@ -42,6 +43,7 @@ cm_status cm_design_merge(cm_design *d, int p, cm_error *err)
     d->n_parts--;
     for (int q = p; q < d->n_parts; q++)
         cm_design_part_refresh(d, q);
+    cm_design_recount_edges(d);
     return CM_OK;
 }
 
@@ -60,6 +62,7 @@ void cm_design_split_all(cm_design *d)
     d->n_parts = n;
     for (int q = 0; q < n; q++)
         cm_design_part_refresh(d, q);
+    cm_design_recount_edges(d);
 }
 
 cm_status cm_design_set_partitions(cm_design *d, const int *first, int count, cm_error *err)
@@ -77,5 +80,6 @@ cm_status cm_design_set_partitions(cm_design *d, const int *first, int count, cm
     d->n_parts = count;
     for (int q = 0; q < count; q++)
         cm_design_part_refresh(d, q);
+    cm_design_recount_edges(d);
     return CM_OK;
 }

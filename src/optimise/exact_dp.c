@@ -80,33 +80,19 @@ static int64_t state_value(const dp *g, int c, int q, int s)
 
 /* ---- building the cut graph ---- */
 
+/* A cut carries no folding state: edges that cross it are not constrained (the data
+ * goes through off-chip memory between configurations, see cm_design_edge_bad). The
+ * state machinery (sources, radices) stays general for models that constrain them. */
 static cm_status cut_init(dp *g, int c, int node, cm_error *err)
 {
-    const ex_problem *p = g->p;
     dp_cut *cut = &g->cut[c];
     cut->node = node;
-    cut->src = malloc((size_t)(node + 2) * sizeof *cut->src);
-    cut->radix = malloc((size_t)(node + 2) * sizeof *cut->radix);
+    cut->src = malloc(sizeof *cut->src);
+    cut->radix = malloc(sizeof *cut->radix);
     if (!cut->src || !cut->radix)
         return cm_error_nomem(err);
-    int64_t states = 1;
-    for (int u = 0; u <= node && node < p->n - 1; u++) {
-        const cm_hd_node *hn = &p->d->hd.nodes[u];
-        bool crosses = false;
-        for (int k = 0; k < hn->n_succ; k++)
-            crosses |= hn->succ[k] > node;
-        if (!crosses || !p->nodes[u].flags)
-            continue;
-        cut->radix[cut->n_src] = (int)states;
-        cut->src[cut->n_src++] = u;
-        states *= p->nodes[u].n_out_vals > 0 ? p->nodes[u].n_out_vals : 1;
-        if (states > EX_MAX_STATES)
-            return cm_error_set(err, CM_EUSAGE,
-                                "the exact optimiser cannot cut after %s: more than %d "
-                                "combinations of folding values cross it",
-                                p->d->hd.nodes[node].name, EX_MAX_STATES);
-    }
-    cut->n_states = (int)states;
+    cut->n_src = 0;
+    cut->n_states = 1;
     return CM_OK;
 }
 
