@@ -26,10 +26,12 @@ if [[ ! -f $ZOO/cnv.onnx ]]; then
 fi
 
 # model file | board | backend | objective | extra options | SAMO's figure for the case
+# (fpgaConvNet latency cases use --no-weights-reloading: SAMO's partitioned design
+# space, without the latency-driven flow of the fpgaConvNet latency paper)
 cases=(
-  "$SHARED/lenet.onnx|zedboard|fpgaconvnet|latency||Table V lat.: 2.0 ms, 1 partition"
+  "$SHARED/lenet.onnx|zedboard|fpgaconvnet|latency|--no-weights-reloading|Table V lat.: 2.0 ms, 1 partition"
   "$SHARED/lenet.onnx|zedboard|fpgaconvnet|throughput||Table V thr.: 901.6 img/s, 3 partitions"
-  "$ZOO/cnv.onnx|zedboard|fpgaconvnet|latency||Table V lat.: 421.7 ms, 6 partitions"
+  "$ZOO/cnv.onnx|zedboard|fpgaconvnet|latency|--no-weights-reloading|Table V lat.: 421.7 ms, 6 partitions"
   "$ZOO/cnv.onnx|zedboard|fpgaconvnet|throughput||Table V thr.: 196.2 img/s, 8 partitions"
   "$ZOO/mpcnn.onnx|zedboard|finn|latency|--bits 4|Table V lat.: 84.5 ms, 2 partitions"
   "$ZOO/mpcnn.onnx|zedboard|finn|throughput|--bits 4|Table V thr.: 592.4 img/s, 3 partitions"
@@ -38,7 +40,7 @@ cases=(
   "$ZOO/mobilenet_v1.onnx|zedboard|finn|latency|--bits 4|Table V lat.: 475.3 ms, 5 partitions"
   "$ZOO/mobilenet_v1.onnx|zedboard|finn|throughput|--bits 4|Table V thr.: 22.6 img/s, 13 partitions"
   "$ZOO/jet_tagging.onnx|u250|hls4ml|latency|--bits 16|Table VI: 0.001 us"
-  "$ZOO/mpcnn.onnx|zedboard|fpgaconvnet|latency||Table VI: 180.0 us"
+  "$ZOO/mpcnn.onnx|zedboard|fpgaconvnet|latency|--no-weights-reloading|Table VI: 180.0 us"
   "$ZOO/cnv.onnx|u250|finn|latency|--bits 1|Table VI: 41.0 us"
   "$ZOO/mobilenet_v1.onnx|u250|finn|latency|--bits 4|Table VI: 567.9 us"
   "$ZOO/tfc.onnx|zc706|finn|latency|--bits 4|"
@@ -66,23 +68,26 @@ try:
     d = json.loads(text)
 except ValueError:
     print(f"{o}|-|-|-|-|{t:.2f}"); sys.exit()
-lat = d["latency_s"]
 lb = d.get("lower_bound_s", "")
-feasible = "" if d["feasible"] else " (infeasible)"
-fps, parts = d["throughput_fps"], d["partitions"]
-print(f"{o}|{lat*1e3:.4g} ms{feasible}|{fps:.4g}|{parts}|{lb}|{t:.2f}")
+lat, fps, parts, feasible = d["latency_s"], d["throughput_fps"], d["partitions"], d["feasible"]
+print(f"{o}|{lat!r}|{fps:.4g}|{parts}|{lb}|{t:.2f}|{feasible}")
 ' "$o" "$start" "$end" "$out")")
     done
     for r in "${rows[@]}"; do
-        IFS='|' read -r o lat thr parts lb t <<<"$r"
+        IFS='|' read -r o lat thr parts lb t feasible <<<"$r"
         [[ -n $lb ]] && bound=$lb
     done
     for r in "${rows[@]}"; do
-        IFS='|' read -r o lat thr parts lb t <<<"$r"
-        gap="-"
-        if [[ -n $bound && $lat != "-" ]]; then
-            gap=$(/usr/bin/python3 -c 'import sys; l=float(sys.argv[1].split()[0])/1e3; b=float(sys.argv[2]); print(f"{100*(l/b-1):.2f}%" if b>0 else "-")' "$lat" "$bound")
+        IFS='|' read -r o lat thr parts lb t feasible <<<"$r"
+        shown=$lat gap="-"
+        if [[ $lat != "-" ]]; then
+            read -r shown gap < <(/usr/bin/python3 -c '
+import sys
+lat, bound, feasible = float(sys.argv[1]), sys.argv[2], sys.argv[3] == "True"
+shown = f"{lat*1e3:.4g}&nbsp;ms" + ("" if feasible else "&nbsp;(infeasible)")
+gap = f"{100*(lat/float(bound)-1):.2f}%" if bound and feasible and float(bound) > 0 else "-"
+print(shown, gap)' "$lat" "$bound" "$feasible")
         fi
-        echo "| $(basename "$model" .onnx) | $board | $backend | $objective | $o | $lat | $thr | $parts | $gap | $t | $paper |"
+        echo "| $(basename "$model" .onnx) | $board | $backend | $objective | $o | $shown | $thr | $parts | $gap | $t | $paper |"
     done
 done

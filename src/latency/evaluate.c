@@ -295,7 +295,7 @@ static double sub_base_ii(const cm_lat_arch *a, const cm_lat_machine *m, const c
         const cm_lat_step *st = &s->steps[k];
         if (st->kind != CM_LATENCY_CONV)
             continue;
-        cm_lat_entry e[2];
+        cm_lat_entry e[2] = {{0.0, 1.0, 0.0, 1.0}, {0.0, 1.0, 0.0, 1.0}};
         double depth;
         int n = cm_lat_step_entries(&a->net->l[st->layer], st->kind, s->folds, f->coarse[st->block],
                                     f->macc[st->block], e, &depth);
@@ -322,7 +322,7 @@ static void auto_coarse(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fo
             if (st->kind == CM_LATENCY_CONV)
                 continue;
             int cap = l->nout < 64 ? l->nout : 64, c = f->coarse[st->block];
-            cm_lat_entry x[2];
+            cm_lat_entry x[2] = {{0.0, 1.0, 0.0, 1.0}, {0.0, 1.0, 0.0, 1.0}};
             double depth;
             while (c * 2 <= cap) {
                 cm_lat_step_entries(l, st->kind, s->folds, c, 1, x, &depth);
@@ -355,7 +355,7 @@ static void time_sub(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat
     for (int k = 0; k < s->n_steps; k++) {
         const cm_lat_step *st = &s->steps[k];
         const cm_lat_layer *l = &a->net->l[st->layer];
-        cm_lat_entry x[2];
+        cm_lat_entry x[2] = {{0.0, 1.0, 0.0, 1.0}, {0.0, 1.0, 0.0, 1.0}};
         double depth;
         int n = cm_lat_step_entries(l, st->kind, s->folds, f->coarse[st->block], f->macc[st->block],
                                     x, &depth);
