@@ -125,7 +125,8 @@ static cm_status apply_result(ex_problem *p, const ex_result *res, cm_error *err
     return CM_OK;
 }
 
-static void report(const ex_problem *p, const ex_result *res, cm_optimise_result *r)
+/* `ub` is the cost of the design kept: the search's or the warm start's. */
+static void report(const ex_problem *p, const ex_result *res, double ub, cm_optimise_result *r)
 {
     r->evaluations += p->evaluations;
     if (isinf(res->lb)) {
@@ -135,38 +136,66 @@ static void report(const ex_problem *p, const ex_result *res, cm_optimise_result
     }
     r->has_lower_bound = true;
     r->lower_bound_s = res->lb;
-    if (isinf(res->ub))
+    if (isinf(ub))
         snprintf(r->note, sizeof r->note, "%s before any feasible design was found", res->why);
     else if (res->timed_out)
         snprintf(r->note, sizeof r->note, "%s; the gap is %.3g%%", res->why,
-                 100.0 * (res->ub / res->lb - 1.0));
+                 100.0 * (ub / res->lb - 1.0));
     else
         snprintf(r->note, sizeof r->note, "optimal: %d integer programs", p->ilps);
+}
+
+/* The rule optimiser's design, when feasible, is a warm start: its cost cuts the
+ * segment programs off from the first round, and it is the answer if the time limit
+ * comes before the search finds anything better. */
+static cm_design_point *warm_start(cm_design *d, const cm_optimise_options *o,
+                                   cm_optimise_result *r, double *cost, cm_error *err)
+{
+    *cost = INFINITY;
+    cm_optimise_options ro = *o;
+    ro.progress = false;
+    cm_optimise_result rr = {0};
+    if (cm_optimise_rule(d, &ro, &rr, err) != CM_OK)
+        return NULL;
+    r->evaluations += rr.evaluations;
+    if (!cm_design_feasible(d))
+        return NULL;
+    *cost = cm_design_cost(d);
+    return cm_design_point_new(d);
 }
 
 cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optimise_result *r,
                             cm_error *err)
 {
     double limit = o->time_limit_s > 0 ? o->time_limit_s : EX_DEFAULT_TIME_LIMIT_S;
+    double deadline = cm_seconds_now() + limit, warm_cost;
+    cm_design_point *warm = warm_start(d, o, r, &warm_cost, err);
+    cm_optimise_reset(d);
     ex_problem p;
     ex_result res = {0};
-    cm_status st = ex_problem_init(&p, d, cm_seconds_now() + limit, err);
+    cm_status st = ex_problem_init(&p, d, deadline, err);
     p.progress = o->progress;
+    /* a hair above, so that the search may still find a design of equal cost */
+    p.warm_ub = warm ? warm_cost * (1 + 1e-9) : INFINITY;
     if (st == CM_OK)
         st = ex_search(&p, &res, err);
+    bool use_warm = st == CM_OK && warm && !(res.ub <= warm_cost);
     if (st == CM_OK) {
-        report(&p, &res, r);
-        if (isinf(res.ub))
+        report(&p, &res, use_warm ? warm_cost : res.ub, r);
+        if (use_warm)
+            cm_design_point_restore(d, warm);
+        else if (isinf(res.ub))
             leave_minimal(d);
         else
             st = apply_result(&p, &res, err);
         /* The bound and the cost agree to rounding when the gap is closed. */
-        if (st == CM_OK && r->has_lower_bound && !isinf(res.ub))
+        if (st == CM_OK && r->has_lower_bound && cm_design_feasible(d))
             r->lower_bound_s = fmin(r->lower_bound_s, cm_design_cost(d));
     }
     /* The search re-partitions the design as it goes: never leave that behind. */
     if (st != CM_OK)
         leave_minimal(d);
+    cm_design_point_free(warm);
     ex_result_free(&res);
     ex_problem_free(&p);
     return st;

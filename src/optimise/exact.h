@@ -45,6 +45,8 @@ typedef struct ex_problem {
     double batch, clock_hz, reconf_s;
     bool has_depth;        /* fpgaConvNet models pipeline depth */
     double deadline;       /* cm_seconds_now() value at which to stop */
+    double warm_ub;        /* cost of a known feasible design (INFINITY if none): a
+                            * cutoff before the search has an incumbent of its own */
     bool progress;         /* draw a progress bar */
     uint64_t evaluations;  /* cm_design_node_cost_at calls */
     int ilps;              /* integer programs solved */

@@ -349,7 +349,7 @@ static double least(const double *v, int n)
  * states). */
 static double cutoff_for(const dp *g, const dp_seg *sg, int s, int t, bool any)
 {
-    double ub = g->ub[g->n_cuts - 1][0].cost;
+    double ub = fmin(g->ub[g->n_cuts - 1][0].cost, g->p->warm_ub);
     if (isinf(ub))
         return INFINITY;
     const dp_cut *ca = &g->cut[sg->a], *cb = &g->cut[sg->b];
@@ -574,7 +574,7 @@ static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
         res->lb = g->lb[g->n_cuts - 1][0].cost;
         res->ub = g->ub[g->n_cuts - 1][0].cost;
         show_progress(p, &bar, res);
-        if (isinf(res->lb) || res->ub <= res->lb * (1 + 1e-12))
+        if (isinf(res->lb) || fmin(res->ub, p->warm_ub) <= res->lb * (1 + 1e-12))
             break;
         if (stuck || cm_seconds_now() >= p->deadline) {
             res->timed_out = true;
