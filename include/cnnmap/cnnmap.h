@@ -14,4 +14,5 @@
 #include <cnnmap/optimise.h>
 #include <cnnmap/latency.h>
 #include <cnnmap/overlay.h>
+#include <cnnmap/nn2fpga.h>
 #endif

@@ -22,7 +22,7 @@ const char cm_cli_optimise_usage[] =
     "folding of every node and the cuts into FPGA configurations, and prints the predicted\n"
     "latency, throughput and resources with a table per node and per partition.\n\n"
     "  --board BOARD        a built-in board (cnnmap boards) or a board JSON file\n"
-    "  --backend B          fpgaconvnet (default), finn, hls4ml\n"
+    "  --backend B          fpgaconvnet (default), finn, hls4ml, or nn2fpga (below)\n"
     "  --objective O        latency (batch 1, default) or throughput (uses --batch)\n"
     "  --batch N            samples per run for the throughput objective (default 256)\n"
     "  --optimiser O        none (every folding 1; one partition, or one per node when that\n"
@@ -39,7 +39,13 @@ const char cm_cli_optimise_usage[] =
     "                       quantise (default 4 for finn; fpgaconvnet and hls4ml use 16)\n"
     "  -o DESIGN.json       write the design (for evaluate and export)\n"
     "  --json               print the summary object of cli.md instead of tables\n"
-    "  --quiet              no progress bar\n";
+    "  --quiet              no progress bar\n\n"
+    "With --backend nn2fpga (nn2FPGA's integer dataflow accelerator for QONNX models):\n"
+    "  --optimiser O        bip (default: two-phase binary integer program, the period S\n"
+    "                       by bisection), exact (the single program of the thesis), none\n"
+    "  --bits N             width of layers without Quant annotations (default 8, warned)\n"
+    "  --no-temporal-reuse  --no-loop-merge   turn the residual-block rewrites off\n"
+    "  -o FILE              writes the report as JSON (not a design file for evaluate)\n";
 
 typedef struct optimise_args {
     const char *model, *board, *output;

@@ -148,5 +148,37 @@ run 2 "truncated design file" evaluate "$tmp/broken.json"
 run 2 "missing design file" evaluate "$tmp/none.json"
 run 1 "evaluate without design" evaluate
 
+# The nn2fpga backend (issue 5): summary keys, residual switches, float models, a board
+# with too few DSPs (exit 3 naming DSP, no report left behind).
+r8=$shared/models/resnet8_a8w8b16.onnx
+run 0 "nn2fpga resnet8" optimise "$r8" --board kv260 --backend nn2fpga --json -o "$tmp/n2.json"
+check "nn2fpga summary and own keys" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ["model", "board", "backend", "objective", "batch", "clock_mhz", "feasible", "latency_s",
+          "latency_cycles", "throughput_fps", "gops", "partitions", "resources", "board_resources",
+          "optimiser", "period_cycles", "phases", "layers", "skip_connections", "skip_storage"]:
+    assert k in d, k
+assert d["backend"] == "nn2fpga" and d["optimal"] and len(d["phases"]) == 2
+assert d["skip_storage"]["bits_after"] < d["skip_storage"]["bits_before"]
+assert json.load(open(sys.argv[2]))["period_cycles"] == d["period_cycles"]
+' "$tmp/out" "$tmp/n2.json"
+run 0 "nn2fpga without residual rewrites" optimise "$r8" --board kv260 --backend nn2fpga --json --no-temporal-reuse --no-loop-merge
+check "nn2fpga storage unchanged when both are off" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["skip_storage"]["bits_after"] == d["skip_storage"]["bits_before"]
+assert len(d["layers"]) == 11
+' "$tmp/out"
+run 0 "nn2fpga exact" optimise "$r8" --board ultra96-v2 --backend nn2fpga --optimiser exact
+check "nn2fpga table" grep -q 'period S' "$tmp/out"
+run 0 "nn2fpga float model" optimise "$model" --board zedboard --backend nn2fpga --bits 8
+check "nn2fpga float warning" grep -q 'warning: .*Quant' "$tmp/err"
+run 1 "nn2fpga rule refused" optimise "$r8" --board kv260 --backend nn2fpga --optimiser rule
+sed 's/"DSP": 220/"DSP": 20/; s/"name": "zedboard"/"name": "fewdsp"/' "$(dirname "$0")/../../boards/zedboard.json" >"$tmp/fewdsp.json"
+run 3 "nn2fpga too few DSPs" optimise "$r8" --board "$tmp/fewdsp.json" --backend nn2fpga -o "$tmp/n2fail.json"
+check "nn2fpga infeasible names DSP" grep -q 'DSP' "$tmp/err"
+check "nn2fpga no report after failure" test ! -e "$tmp/n2fail.json"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,95 @@
+/* Internal pieces of the nn2FPGA backend: memory-bank mapping, the residual-block
+ * analysis behind temporal reuse and loop merge, the per-layer design space and the
+ * GLPK programs of the two phases. */
+#ifndef CM_NN2FPGA_INTERNAL_H
+#define CM_NN2FPGA_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cnnmap/nn2fpga.h>
+
+/* Memories smaller than this are left to LUTs and registers, as Vitis HLS does for
+ * small arrays and shallow FIFOs; they cost no BRAM bank. */
+#define N2_LUT_MEMORY_BITS 1024
+
+/* BRAM18 banks for a memory of `width` bits x `depth` words: the best of the six
+ * BRAM18 aspect ratios (16K x 1 ... 512 x 36); 0 when it fits in LUTs. */
+int64_t n2_bram18_banks(int64_t width, int64_t depth);
+
+/* URAM288 banks (4K x 72) for the same memory; 0 when it fits in LUTs. */
+int64_t n2_uram_banks(int64_t width, int64_t depth);
+
+/* A residual add whose two branches meet at a fork: the main branch's windowed layers
+ * and the short branch's convolution (downsampling), if any. */
+typedef struct n2_block {
+    int add;
+    int first_main;   /* first layer of the main branch after the fork, or -1 */
+    int ds_conv;      /* the short branch's single convolution, or -1 (identity skip) */
+    bool mergeable;   /* ds_conv and first_main are convolutions of the same tensor */
+    int64_t lag_first, lag_rest, lag_short; /* in pixels of the skip tensor */
+} n2_block;
+
+/* Finds the residual blocks of g (one per two-input add); *out is malloc'd. */
+cm_status n2_find_blocks(const cm_graph *g, n2_block **out, int *n, cm_error *err);
+
+/* One point of a layer's design space. */
+typedef struct n2_config {
+    int ow_par, och_par, ich_par;
+    bool uram;
+    int64_t lc, lw, dsp, bram, uram_banks;
+} n2_config;
+
+static inline int64_t n2_config_latency(const n2_config *c)
+{
+    return c->lc > c->lw ? c->lc : c->lw;
+}
+
+/* The configurations of every layer, those of layer t at cfg[first[t]..first[t+1]). */
+typedef struct n2_space {
+    int n_layers;
+    int *first;
+    int *enumerated_in; /* per layer, before pruning */
+    n2_config *cfg;
+    int n_cfg;
+    int enumerated;
+} n2_space;
+
+/* What the board offers the layers (skip buffers already taken out of BRAM). */
+typedef struct n2_budget {
+    int64_t dsp, bram, uram;
+} n2_budget;
+
+/* Enumerates the divisor triples of every layer that fit the budget on their own and,
+ * when `prune`, drops the dominated ones. Fails with CM_EINFEASIBLE naming the layer and resource
+ * when a layer has no configuration at all. */
+cm_status n2_space_build(const cm_nn2fpga_result *r, const n2_budget *b, bool prune,
+                         n2_space *sp, cm_error *err);
+void n2_space_free(n2_space *sp);
+
+/* Fails with CM_EINFEASIBLE naming the resource that the cheapest configuration of
+ * every layer already exceeds. */
+cm_status n2_space_check_minimum(const n2_space *sp, const n2_budget *b, const cm_board *board,
+                                 cm_error *err);
+
+/* The phases. choice[t] is an index into sp->cfg. */
+typedef struct n2_solve_options {
+    double time_limit_s;
+} n2_solve_options;
+
+/* Phase 1 as one program, S a variable (the exact optimiser). */
+cm_status n2_phase1(const n2_space *sp, const n2_budget *b, const n2_solve_options *o,
+                    int *choice, cm_nn2fpga_phase *ph, cm_error *err);
+/* The program with every layer's latency at most `period`, minimising the normalised
+ * resources when `minimise` (phase 2), else any feasible choice. *feasible is false
+ * (and CM_OK returned) when no design meets the period. */
+cm_status n2_phase2(const n2_space *sp, const n2_budget *b, const n2_solve_options *o,
+                    int64_t period, bool minimise, int *choice, bool *feasible,
+                    cm_nn2fpga_phase *ph, cm_error *err);
+/* Phase 1 of the bip optimiser: the smallest candidate period whose program is
+ * feasible, by bisection; ph1 records the probes and ph1->objective the period. */
+cm_status n2_bisect(const n2_space *sp, const n2_budget *b, const n2_solve_options *o,
+                    int *choice, cm_nn2fpga_phase *ph1, cm_error *err);
+
+double n2_now(void);
+
+#endif
