@@ -13,6 +13,7 @@
 #include <cnnmap/export.h>
 #include <cnnmap/optimise.h>
 #include <cnnmap/latency.h>
+#include <cnnmap/multi.h>
 #include <cnnmap/overlay.h>
 #include <cnnmap/nn2fpga.h>
 #endif

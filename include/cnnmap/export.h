@@ -15,14 +15,15 @@ typedef enum cm_export_format {
     CM_EXPORT_FPGACONVNET,
     CM_EXPORT_FINN,
     CM_EXPORT_HLS4ML,
+    CM_EXPORT_REPORT_MD, /* a Markdown report, any backend */
     CM_EXPORT_COUNT
 } cm_export_format;
 
 const char *cm_export_format_name(cm_export_format f);
 cm_status cm_export_format_parse(const char *name, cm_export_format *out, cm_error *err);
 
-/* Writes the design to `path` (temporary file, then rename). A format that does not
- * match the design's backend is CM_EUSAGE. */
+/* Writes the design to `path` (temporary file, then rename). A backend format that
+ * does not match the design's backend is CM_EUSAGE. */
 cm_status cm_export(const cm_design *d, cm_export_format f, const char *path, cm_error *err);
 
 #ifdef __cplusplus

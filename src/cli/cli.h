@@ -22,6 +22,10 @@ int cm_cli_optimise(int argc, char **argv);
 int cm_cli_optimise_nn2fpga(int argc, char **argv); /* optimise --backend nn2fpga */
 int cm_cli_evaluate(int argc, char **argv);
 int cm_cli_export(int argc, char **argv);
+int cm_cli_multi(int argc, char **argv);
+/* export --format report-md of a `multi -o` design file: maps its inputs again and
+ * writes the Markdown report. Returns an exit code. */
+int cm_cli_multi_export_md(const char *design_path, const char *out);
 
 extern const char cm_cli_inspect_usage[];
 extern const char cm_cli_boards_usage[];
@@ -29,6 +33,7 @@ extern const char cm_cli_overlay_usage[];
 extern const char cm_cli_optimise_usage[];
 extern const char cm_cli_evaluate_usage[];
 extern const char cm_cli_export_usage[];
+extern const char cm_cli_multi_usage[];
 
 struct cm_design;
 struct cm_design_run;

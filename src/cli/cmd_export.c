@@ -15,7 +15,19 @@ const char cm_cli_export_usage[] =
     "  fpgaconvnet  fpgaConvNet's partition and layer JSON (coarse and fine factors)\n"
     "  finn         a FINN folding configuration (PE, SIMD, ram_style per node name)\n"
     "  hls4ml       an hls4ml configuration with a ReuseFactor per layer\n"
+    "  report-md    a Markdown report; for a design file of 'cnnmap multi', with the\n"
+    "               schedule and the hardware scheduler's slot table\n"
     "The design must satisfy every constraint (see 'cnnmap evaluate').\n";
+
+/* A design file of `cnnmap multi` (its "format" says so). */
+static bool is_multi_design(const char *path)
+{
+    json_t *root = json_load_file(path, 0, NULL);
+    const char *format = json_string_value(json_object_get(root, "format"));
+    bool multi = format && strcmp(format, "cnnmap-multi-design") == 0;
+    json_decref(root);
+    return multi;
+}
 
 int cm_cli_export(int argc, char **argv)
 {
@@ -45,6 +57,8 @@ int cm_cli_export(int argc, char **argv)
     if (cm_export_format_parse(format, &f, &err) != CM_OK)
         return cm_cli_usage_error("export", "%s", err.message);
     const char *path = argv[optind];
+    if (f == CM_EXPORT_REPORT_MD && is_multi_design(path))
+        return cm_cli_multi_export_md(path, output);
     cm_design *d = NULL;
     cm_design_run run;
     if (cm_design_load(path, &d, &run, &err) != CM_OK)

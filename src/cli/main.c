@@ -20,6 +20,7 @@ static const cm_cli_command commands[] = {
     {"evaluate", "re-check a design file and print its figures", cm_cli_evaluate_usage,
      cm_cli_evaluate},
     {"export", "write a design as a backend's configuration", cm_cli_export_usage, cm_cli_export},
+    {"multi", "map several networks onto one FPGA (f-CNNx)", cm_cli_multi_usage, cm_cli_multi},
 };
 
 static void print_help(FILE *out)

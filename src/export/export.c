@@ -12,6 +12,7 @@ static const char *const format_names[CM_EXPORT_COUNT] = {
     [CM_EXPORT_FPGACONVNET] = "fpgaconvnet",
     [CM_EXPORT_FINN] = "finn",
     [CM_EXPORT_HLS4ML] = "hls4ml",
+    [CM_EXPORT_REPORT_MD] = "report-md",
 };
 
 const char *cm_export_format_name(cm_export_format f)
@@ -26,7 +27,7 @@ cm_status cm_export_format_parse(const char *name, cm_export_format *out, cm_err
             *out = (cm_export_format)f;
             return CM_OK;
         }
-    return cm_error_set(err, CM_EUSAGE, "unknown format '%s' (choose fpgaconvnet, finn or hls4ml)",
+    return cm_error_set(err, CM_EUSAGE, "unknown format '%s' (choose fpgaconvnet, finn, hls4ml or report-md)",
                         name);
 }
 
@@ -34,12 +35,21 @@ static const cm_backend format_backend[CM_EXPORT_COUNT] = {
     [CM_EXPORT_FPGACONVNET] = CM_BACKEND_FPGACONVNET,
     [CM_EXPORT_FINN] = CM_BACKEND_FINN,
     [CM_EXPORT_HLS4ML] = CM_BACKEND_HLS4ML,
+    [CM_EXPORT_REPORT_MD] = CM_BACKEND_COUNT, /* any */
 };
 
 cm_status cm_export(const cm_design *d, cm_export_format f, const char *path, cm_error *err)
 {
     if ((unsigned)f >= CM_EXPORT_COUNT)
         return cm_error_set(err, CM_EUSAGE, "unknown export format");
+    if (f == CM_EXPORT_REPORT_MD) {
+        char *md = cm_export_report_md(d);
+        if (!md)
+            return cm_error_nomem(err);
+        cm_status st = cm_write_file_atomic(path, md, strlen(md), err);
+        free(md);
+        return st;
+    }
     cm_backend b = cm_design_options_of(d)->backend;
     if (format_backend[f] != b)
         return cm_error_set(err, CM_EUSAGE, "a %s design cannot be exported as %s (use --format %s)",

@@ -8,5 +8,7 @@
 json_t *cm_export_fpgaconvnet_json(const cm_design *d);
 json_t *cm_export_finn_json(const cm_design *d);
 json_t *cm_export_hls4ml_json(const cm_design *d);
+/* Markdown text (the caller frees it); NULL on out-of-memory. */
+char *cm_export_report_md(const cm_design *d);
 
 #endif

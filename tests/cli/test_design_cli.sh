@@ -180,5 +180,57 @@ run 3 "nn2fpga too few DSPs" optimise "$r8" --board "$tmp/fewdsp.json" --backend
 check "nn2fpga infeasible names DSP" grep -q 'DSP' "$tmp/err"
 check "nn2fpga no report after failure" test ! -e "$tmp/n2fail.json"
 
+# multi (f-CNNx): two LeNets sharing one ZC706.
+run 0 "multi help" multi --help
+check "multi usage" grep -q 'usage: cnnmap multi' "$tmp/out"
+run 1 "multi with one model" multi --board zc706 --model "$model"
+run 1 "multi bad fps" multi --board zc706 --model "$model:fast" --model "$model"
+run 1 "multi zero fps" multi --board zc706 --model "$model:0" --model "$model"
+run 1 "multi zero bandwidth" multi --board zc706 --model "$model" --model "$model" --bandwidth 0
+run 1 "multi unknown scheduler" multi --board zc706 --model "$model" --model "$model" --scheduler greedy
+run 2 "multi missing model" multi --board zc706 --model "$model" --model "$tmp/none.onnx" -o "$tmp/multi.json"
+check "no design after a failure" test ! -e "$tmp/multi.json"
+printf '{"name": "tiny", "display_name": "Tiny", "part": "x", "memory": "x", "resources": {"LUT": 4000, "FF": 8000, "DSP": 20, "BRAM": 30, "URAM": 0}, "bram_unit": "BRAM18", "clock_mhz": 100.0, "bandwidth_gbps": 1.0, "peak_bandwidth_gbps": 1.0, "reconfiguration_s": 0.1, "reconfiguration_estimated": true}' >"$tmp/tiny.json"
+run 3 "multi too many for the board" multi --board "$tmp/tiny.json" --model "$model" --model "$model" --model "$model" -o "$tmp/multi.json"
+check "infeasible names a resource" grep -Eq 'DSP|BRAM18|LUT|FF|no engine fits' "$tmp/err"
+check "no design after infeasible" test ! -e "$tmp/multi.json"
+run 0 "multi two lenets" multi --board zc706 --model "$model:1000" --model "$model" --bandwidth 0.5 --json -o "$tmp/multi.json" --report-md "$tmp/multi.md"
+check "multi json keys" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert set(d) == {"board", "objective", "objective_value", "bandwidth_gbps", "models", "baseline", "schedule", "time_s"}, sorted(d)
+assert d["objective"] == "fps" and d["bandwidth_gbps"] == 0.5 and len(d["models"]) == 2
+for m in d["models"]:
+    assert set(m) == {"model", "target_fps", "fps", "gops", "resources"}
+    assert set(m["resources"]) == {"DSP", "BRAM18", "LUT", "FF"}
+    assert 0 < m["fps"] <= m["target_fps"] * (1 + 1e-9)
+assert d["models"][0]["target_fps"] <= 1000
+assert set(d["baseline"]) == {"objective_value", "models"}
+assert d["objective_value"] <= d["baseline"]["objective_value"] + 1e-12
+for s in d["schedule"]:
+    assert set(s) == {"model", "subgraph", "start_s", "slowdown", "slots"}
+    assert 0 < s["slowdown"] <= 1 and s["slots"] >= 1
+' "$tmp/out"
+check "multi design has the slot table" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "cnnmap-multi-design" and len(d["slot_table"]) >= 2
+assert all(t["slots"] >= 1 and t["rounds"] >= 0 for t in d["slot_table"])
+' "$tmp/multi.json"
+check "multi report has the slot table" grep -q 'slot table' "$tmp/multi.md"
+cp "$tmp/out" "$tmp/multi1"
+run 0 "multi again" multi --board zc706 --model "$model:1000" --model "$model" --bandwidth 0.5 --json
+check "multi deterministic" /usr/bin/python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+del a["time_s"], b["time_s"]
+assert a == b
+' "$tmp/multi1" "$tmp/out"
+run 0 "multi ilp" multi --board zc706 --model "$model" --model "$model" --objective throughput --scheduler ilp --json
+run 0 "export a multi design as report-md" export "$tmp/multi.json" --format report-md -o "$tmp/multi2.md"
+check "exported report equals multi's" cmp -s <(grep -v 'joint design' "$tmp/multi.md") <(grep -v 'joint design' "$tmp/multi2.md")
+run 0 "export a streaming design as report-md" export "$tmp/finn.json" --format report-md -o "$tmp/finn.md"
+check "streaming report lists the nodes" grep -q 'StreamingFCLayer_Batch_0' "$tmp/finn.md"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

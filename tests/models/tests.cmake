@@ -17,7 +17,7 @@ if(CM_SYSTEM_PYTHON)
   endif()
   # Tests that read the zoo models.
   foreach(t test_zoo test_design test_optimise_rule test_optimise_anneal_brute test_optimise_exact
-            test_latency)
+            test_latency test_multi)
     if(TEST ${t})
       set_tests_properties(${t} PROPERTIES FIXTURES_REQUIRED zoo_models)
     endif()

@@ -1,0 +1,48 @@
+/* The state of one design-space exploration (dse.c), shared with the cyclic scheduling
+ * of a joint point (cyclic.c) and the public entry point that fills the result
+ * (multi.c). */
+#ifndef CM_MULTI_DSE_H
+#define CM_MULTI_DSE_H
+
+#include "multi/multi_internal.h"
+
+/* One feasible joint design point. */
+typedef struct cm_mt_cand {
+    int index;       /* order of enumeration; its engines at cand_idx[index * n] */
+    double bound;    /* fluid bound on its objective */
+    double alone;    /* its objective if every engine had B_mem to itself */
+} cm_mt_cand;
+
+typedef struct cm_mt_dse {
+    const cm_multi_options *o;
+    const cm_board *board;
+    cm_multi_result *r;
+    int n;
+    double bandwidth;            /* B_mem, bytes per second */
+    double *norm, *cap;          /* the goal's arrays */
+    cm_mt_goal goal;
+    double *u, *c, *f;           /* scratch per network */
+    cm_mt_cand *cands;
+    int *cand_idx;
+    int n_cands, cap_cands;
+    bool best_set;
+    double best_value;
+    int *best_idx;
+    double *best_fps;
+    cm_multi_schedule best;
+    int ilp_smallest;            /* ILP: fewest executions of a period seen (refusals) */
+    bool ilp_fits;             /* ILP: some period was small enough for it */
+} cm_mt_dse;
+
+cm_status cm_mt_enumerate(cm_mt_dse *d, cm_error *err);
+cm_status cm_mt_explore(cm_mt_dse *d, cm_error *err);
+/* Takes schedule s (leaving it empty) as the best when its value beats d's. */
+void cm_mt_keep_best(cm_mt_dse *d, const int *idx, double value, const double *fps,
+                     cm_multi_schedule *s);
+cm_status cm_mt_schedule_point(cm_mt_dse *d, const int *idx, cm_error *err);
+
+/* Cyclic schedules of one point: one per candidate repetition vector; keeps the best
+ * in d when it beats what d holds. */
+cm_status cm_mt_cyclic(cm_mt_dse *d, const int *idx, cm_error *err);
+
+#endif

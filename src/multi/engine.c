@@ -1,0 +1,175 @@
+/* Per-network engines and their latency-resource Pareto fronts (f-CNNx III-B, first
+ * step of the DSE): the latency-driven fpgaConvNet flow is run under copies of the
+ * board whose resources are scaled down geometrically, and the non-dominated designs
+ * are kept. Each design's subgraphs become the schedulable units of the bandwidth
+ * scheduler: the input-folding passes of one layer stay separate (partitioning along
+ * the input feature maps) but the final accumulation pass joins the pass before it, so
+ * that every unit holds a convolution (or dense) layer. */
+#include "multi/multi_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cnnmap/latency.h>
+
+/* The smallest cap of the sweep: below 3% of a board no network of interest fits. */
+#define SMALLEST_CAP 0.03
+
+void cm_mt_engine_free(cm_multi_engine *e)
+{
+    free(e->subgraphs);
+    memset(e, 0, sizeof *e);
+}
+
+/* Words the subgraph moves through the memory node of its SDF graph (column 0). */
+static double io_words(const cm_latency_design *ld, const cm_latency_subgraph *s)
+{
+    double w = 0.0;
+    for (int r = 0; r < ld->n_arcs; r++)
+        w += fabs(s->workload[r * ld->n_nodes]);
+    return w;
+}
+
+static bool is_accumulation(const cm_latency_subgraph *s)
+{
+    return s->folds > 1 && s->fold == s->folds;
+}
+
+static void add_pass(const cm_latency_design *ld, const cm_latency_subgraph *s, double word_bytes,
+                     cm_multi_subgraph *u)
+{
+    double weights = s->weights_s > 0 ? (double)s->weight_words : 0.0;
+    u->last_layer = s->last_layer;
+    u->passes++;
+    u->latency_s += s->exec_s + s->weights_s;
+    u->bytes += (io_words(ld, s) + weights) * word_bytes;
+    u->macs += s->macs;
+}
+
+static cm_status engine_of(const cm_latency_design *ld, double word_bytes, double cap,
+                           cm_multi_engine *e, cm_error *err)
+{
+    memset(e, 0, sizeof *e);
+    e->subgraphs = calloc((size_t)ld->n_subgraphs + 1, sizeof *e->subgraphs);
+    if (!e->subgraphs)
+        return cm_error_nomem(err);
+    for (int i = 0; i < ld->n_subgraphs; i++) {
+        const cm_latency_subgraph *s = &ld->subgraphs[i];
+        if (!is_accumulation(s) || e->n_subgraphs == 0)
+            e->subgraphs[e->n_subgraphs++].first_layer = s->first_layer;
+        add_pass(ld, s, word_bytes, &e->subgraphs[e->n_subgraphs - 1]);
+    }
+    for (int i = 0; i < e->n_subgraphs; i++) {
+        cm_multi_subgraph *u = &e->subgraphs[i];
+        u->bandwidth = u->bytes / u->latency_s;
+        e->latency_s += u->latency_s;
+        e->bytes += u->bytes;
+    }
+    for (int b = 0; b < ld->n_blocks; b++)
+        if (ld->blocks[b].kind == CM_LATENCY_CONV)
+            e->dsp_coarse += ld->blocks[b].coarse * ld->blocks[b].macc;
+    e->n_blocks = ld->n_blocks;
+    e->resources = ld->resources;
+    e->cap = cap;
+    return CM_OK;
+}
+
+/* a dominates b: no slower, no larger, and not the same point. */
+static bool dominates(const cm_multi_engine *a, const cm_multi_engine *b)
+{
+    if (a->latency_s > b->latency_s || !cm_resources_fit(&a->resources, &b->resources))
+        return false;
+    return a->latency_s < b->latency_s || !cm_resources_fit(&b->resources, &a->resources);
+}
+
+static bool same(const cm_multi_engine *a, const cm_multi_engine *b)
+{
+    return a->latency_s == b->latency_s && cm_resources_fit(&a->resources, &b->resources) &&
+           cm_resources_fit(&b->resources, &a->resources);
+}
+
+/* Keeps the engines no other dominates (the first of equal ones), fastest first. */
+static void pareto(cm_multi_model *m)
+{
+    int kept = 0;
+    for (int i = 0; i < m->n_front; i++) {
+        bool drop = false;
+        for (int j = 0; j < m->n_front && !drop; j++)
+            drop = j != i && (dominates(&m->front[j], &m->front[i]) ||
+                              (j < i && same(&m->front[j], &m->front[i])));
+        if (drop)
+            cm_mt_engine_free(&m->front[i]);
+        else
+            m->front[kept++] = m->front[i];
+    }
+    m->n_front = kept;
+    for (int i = 1; i < kept; i++)
+        for (int j = i; j > 0 && m->front[j].latency_s < m->front[j - 1].latency_s; j--) {
+            cm_multi_engine t = m->front[j];
+            m->front[j] = m->front[j - 1];
+            m->front[j - 1] = t;
+        }
+}
+
+static void scaled_board(const cm_board *b, double cap, cm_board *out)
+{
+    *out = *b;
+    out->resources.dsp = (int64_t)floor((double)b->resources.dsp * cap);
+    out->resources.bram18 = (int64_t)floor((double)b->resources.bram18 * cap);
+    out->resources.uram = (int64_t)floor((double)b->resources.uram * cap);
+    out->resources.lut = (int64_t)floor((double)b->resources.lut * cap);
+    out->resources.ff = (int64_t)floor((double)b->resources.ff * cap);
+}
+
+/* One point of the sweep: CM_OK with *found set when a design fits under the cap. */
+static cm_status sweep_point(const cm_graph *g, const cm_board *board, const cm_latency_options *lo,
+                             double cap, cm_multi_engine *e, bool *found, cm_error *why,
+                             cm_error *err)
+{
+    cm_board scaled;
+    scaled_board(board, cap, &scaled);
+    cm_latency_design ld;
+    memset(&ld, 0, sizeof ld);
+    cm_error local = {0};
+    cm_status st = cm_latency_optimise(g, &scaled, lo, &ld, &local);
+    *found = st == CM_OK && ld.feasible;
+    if (*found)
+        st = engine_of(&ld, lo->word_bits / 8.0, cap, e, err);
+    else if (st == CM_EINFEASIBLE && cap == 1.0)
+        *why = local; /* the whole board's reason: reported if nothing fits at all */
+    if (st == CM_EINFEASIBLE)
+        st = CM_OK;
+    else if (st != CM_OK)
+        *err = local;
+    cm_latency_design_free(&ld);
+    return st;
+}
+
+cm_status cm_mt_front(const cm_graph *g, const cm_board *board, const cm_multi_options *o,
+                      double bandwidth_gbps, double clock_mhz, cm_multi_model *m, cm_error *err)
+{
+    cm_latency_options lo;
+    cm_latency_options_init(&lo);
+    lo.clock_mhz = clock_mhz;
+    lo.bandwidth_gbps = bandwidth_gbps;
+    lo.word_bits = o->word_bits;
+    int caps = o->front_caps < 1 ? 1 : o->front_caps;
+    m->front = calloc((size_t)caps, sizeof *m->front);
+    if (!m->front)
+        return cm_error_nomem(err);
+    cm_error why = {0};
+    for (int k = 0; k < caps; k++) {
+        double cap = caps == 1 ? 1.0 : pow(SMALLEST_CAP, (double)k / (caps - 1));
+        bool found = false;
+        cm_status st = sweep_point(g, board, &lo, cap, &m->front[m->n_front], &found, &why, err);
+        if (st != CM_OK)
+            return st;
+        m->n_front += found;
+    }
+    pareto(m);
+    if (m->n_front == 0)
+        return cm_error_set(err, CM_EINFEASIBLE, "no engine fits the board %s: %s", board->name,
+                            why.message[0] ? why.message : "every search failed");
+    return CM_OK;
+}

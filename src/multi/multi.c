@@ -1,0 +1,240 @@
+/* cm_multi_map, the public entry point of the multi-CNN flow: checks the request,
+ * builds each network's Pareto front, runs the exploration of dse.c and fills the
+ * result (the chosen engines, their schedule and slot table, the baseline). */
+#include "multi/dse.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/progress.h"
+
+void cm_multi_options_init(cm_multi_options *o)
+{
+    *o = (cm_multi_options){
+        .objective = CM_MULTI_FPS,
+        .scheduler = CM_MULTI_LIST,
+        .word_bits = 16,
+        .front_caps = 16,
+        .max_repetitions = 8,
+        .max_tasks = 2000,
+        .ilp_max_tasks = 48,
+        .ilp_modes = 4,
+        .burst_length = 1024,
+        .max_slots = 64,
+    };
+}
+
+const char *cm_multi_objective_name(cm_multi_objective o)
+{
+    return o == CM_MULTI_THROUGHPUT ? "throughput" : "fps";
+}
+
+void cm_multi_result_free(cm_multi_result *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; r->models && i < r->n_models; i++) {
+        free(r->models[i].name);
+        for (int k = 0; k < r->models[i].n_front; k++)
+            cm_mt_engine_free(&r->models[i].front[k]);
+        free(r->models[i].front);
+    }
+    free(r->models);
+    cm_multi_schedule_free(&r->schedule);
+    free(r);
+}
+
+static cm_status check(const cm_multi_input *models, int n, const cm_multi_options *o,
+                       cm_error *err)
+{
+    if (n < 2)
+        return cm_error_set(err, CM_EUSAGE, "multi needs at least two networks, not %d", n);
+    if (o->bandwidth_gbps < 0 || !isfinite(o->bandwidth_gbps))
+        return cm_error_set(err, CM_EUSAGE, "bandwidth must be positive");
+    if (o->clock_mhz < 0 || o->word_bits < 1 || o->burst_length < 1 || o->max_slots < 1)
+        return cm_error_set(err, CM_EUSAGE, "clock, word bits, burst length and slots must be "
+                            "positive");
+    for (int i = 0; i < n; i++)
+        if (!models[i].graph || !(models[i].fps >= 0) || !isfinite(models[i].fps))
+            return cm_error_set(err, CM_EUSAGE, "network %d: a graph and a target fps >= 0 "
+                                "are needed", i);
+    return CM_OK;
+}
+
+static cm_status new_result(const cm_multi_input *models, int n, const cm_board *b,
+                            const cm_multi_options *o, cm_multi_result **out, cm_error *err)
+{
+    cm_multi_result *r = calloc(1, sizeof *r);
+    if (!r || !(r->models = calloc((size_t)n, sizeof *r->models))) {
+        free(r);
+        return cm_error_nomem(err);
+    }
+    *out = r;
+    r->n_models = n;
+    r->objective = o->objective;
+    r->scheduler = o->scheduler;
+    snprintf(r->board, sizeof r->board, "%s", b->name);
+    r->bandwidth_gbps = o->bandwidth_gbps > 0 ? o->bandwidth_gbps : b->bandwidth_gbps;
+    r->clock_mhz = o->clock_mhz > 0 ? o->clock_mhz : b->clock_mhz;
+    r->word_bits = o->word_bits;
+    r->burst_length = o->burst_length;
+    r->words_per_cycle = r->bandwidth_gbps * 1e9 / (r->clock_mhz * 1e6) / (o->word_bits / 8.0);
+    for (int i = 0; i < n; i++) {
+        cm_multi_model *m = &r->models[i];
+        const char *name = models[i].name ? models[i].name : models[i].graph->name;
+        if (!(m->name = strdup(name ? name : "model")))
+            return cm_error_nomem(err);
+        m->user_fps = models[i].fps;
+        m->gop = 2.0 * (double)cm_graph_totals_of(models[i].graph).macs / 1e9;
+    }
+    return CM_OK;
+}
+
+static cm_status fronts(const cm_multi_input *models, const cm_board *b, const cm_multi_options *o,
+                        cm_multi_result *r, cm_error *err)
+{
+    double t0 = cm_seconds_now();
+    for (int i = 0; i < r->n_models; i++) {
+        cm_multi_model *m = &r->models[i];
+        cm_status st = cm_mt_front(models[i].graph, b, o, r->bandwidth_gbps, r->clock_mhz, m, err);
+        if (st != CM_OK) {
+            cm_error_prefix(err, m->name);
+            return st;
+        }
+        m->max_fps = 1.0 / m->front[0].latency_s;
+        m->target_fps = m->user_fps > 0 ? fmin(m->user_fps, m->max_fps) : m->max_fps;
+    }
+    r->front_time_s = cm_seconds_now() - t0;
+    return CM_OK;
+}
+
+/* With no joint point fitting: the resource the smallest engines already overflow. */
+static cm_status no_joint_point(const cm_multi_result *r, const cm_board *b, cm_error *err)
+{
+    static const char *const names[] = {"DSP", "BRAM18", "URAM", "LUT", "FF"};
+    int64_t need[5] = {0};
+    for (int i = 0; i < r->n_models; i++) {
+        const cm_multi_model *m = &r->models[i];
+        int64_t least[5] = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+        for (int k = 0; k < m->n_front; k++) {
+            const cm_resources *x = &m->front[k].resources;
+            const int64_t v[5] = {x->dsp, x->bram18, x->uram, x->lut, x->ff};
+            for (int q = 0; q < 5; q++)
+                least[q] = v[q] < least[q] ? v[q] : least[q];
+        }
+        for (int q = 0; q < 5; q++)
+            need[q] += least[q];
+    }
+    const cm_resources *h = &b->resources;
+    const int64_t have[5] = {h->dsp, h->bram18, h->uram, h->lut, h->ff};
+    for (int q = 0; q < 5; q++)
+        if (need[q] > have[q])
+            return cm_error_set(err, CM_EINFEASIBLE, "%d networks do not fit %s: their smallest "
+                                "engines need %" PRId64 " %s of %" PRId64, r->n_models, b->name,
+                                need[q], names[q], have[q]);
+    return cm_error_set(err, CM_EINFEASIBLE, "%d networks do not fit %s: no combination of "
+                        "their engines fits DSP, BRAM18, LUT and FF at once", r->n_models,
+                        b->name);
+}
+
+static cm_status dse_init(cm_mt_dse *d, const cm_board *b, const cm_multi_options *o,
+                          cm_multi_result *r, cm_error *err)
+{
+    const size_t n = (size_t)r->n_models;
+    *d = (cm_mt_dse){.o = o, .board = b, .r = r, .n = r->n_models,
+                     .bandwidth = r->bandwidth_gbps * 1e9};
+    d->norm = malloc(n * sizeof *d->norm);
+    d->cap = malloc(n * sizeof *d->cap);
+    d->u = malloc(n * sizeof *d->u);
+    d->c = malloc(n * sizeof *d->c);
+    d->f = malloc(n * sizeof *d->f);
+    d->best_fps = malloc(n * sizeof *d->best_fps);
+    d->best_idx = malloc(n * sizeof *d->best_idx);
+    if (!d->norm || !d->cap || !d->u || !d->c || !d->f || !d->best_fps || !d->best_idx)
+        return cm_error_nomem(err);
+    for (int i = 0; i < d->n; i++) {
+        const cm_multi_model *m = &r->models[i];
+        bool fps = o->objective == CM_MULTI_FPS;
+        d->norm[i] = fps ? m->target_fps : m->max_fps;
+        d->cap[i] = fps ? m->target_fps : INFINITY;
+    }
+    d->goal = (cm_mt_goal){d->n, d->norm, d->cap};
+    return CM_OK;
+}
+
+static void dse_free(cm_mt_dse *d)
+{
+    free(d->norm);
+    free(d->cap);
+    free(d->u);
+    free(d->c);
+    free(d->f);
+    free(d->best_fps);
+    free(d->best_idx);
+    free(d->cands);
+    free(d->cand_idx);
+    cm_multi_schedule_free(&d->best);
+}
+
+static void adopt(cm_mt_dse *d, cm_multi_result *r)
+{
+    r->objective_value = d->best_value;
+    r->schedule = d->best;
+    memset(&d->best, 0, sizeof d->best);
+    for (int i = 0; i < r->n_models; i++) {
+        cm_multi_model *m = &r->models[i];
+        m->engine = d->best_idx[i];
+        m->fps = fmin(d->best_fps[i], d->goal.cap[i]);
+        m->gops = m->fps * m->gop;
+        cm_resources_add(&r->resources, &m->front[m->engine].resources);
+    }
+    cm_mt_slot_table(&r->schedule, d->o, d->bandwidth, r->words_per_cycle, r->word_bits);
+}
+
+static cm_status explore(const cm_board *b, const cm_multi_options *o, cm_multi_result *r,
+                         cm_error *err)
+{
+    cm_mt_dse d;
+    double t0 = cm_seconds_now();
+    cm_status st = dse_init(&d, b, o, r, err);
+    if (st == CM_OK)
+        st = cm_mt_enumerate(&d, err);
+    if (st == CM_OK && d.n_cands == 0)
+        st = no_joint_point(r, b, err);
+    if (st == CM_OK)
+        st = cm_mt_explore(&d, err);
+    if (st == CM_OK && o->scheduler == CM_MULTI_ILP && !d.ilp_fits)
+        st = cm_error_set(err, CM_EINFEASIBLE, "the ILP scheduler takes at most %d subgraph "
+                          "executions per period; the smallest problem here has %d (%d "
+                          "networks); use --scheduler list", o->ilp_max_tasks, d.ilp_smallest,
+                          r->n_models);
+    if (st == CM_OK)
+        adopt(&d, r);
+    dse_free(&d);
+    r->schedule_time_s = cm_seconds_now() - t0;
+    return st;
+}
+
+cm_status cm_multi_map(const cm_multi_input *models, int n, const cm_board *board,
+                       const cm_multi_options *o, cm_multi_result **out, cm_error *err)
+{
+    *out = NULL;
+    cm_status st = check(models, n, o, err);
+    if (st != CM_OK)
+        return st;
+    cm_multi_result *r = NULL;
+    st = new_result(models, n, board, o, &r, err);
+    if (st == CM_OK)
+        st = fronts(models, board, o, r, err);
+    if (st == CM_OK)
+        st = explore(board, o, r, err);
+    if (st != CM_OK) {
+        cm_multi_result_free(r);
+        return st;
+    }
+    *out = r;
+    return CM_OK;
+}

@@ -1,0 +1,141 @@
+/* The inside of the multi-CNN flow, shared by the files of src/multi: the expanded
+ * scheduling instance (every subgraph execution of one period, in chain order per
+ * network), the list scheduler and its slow-down search (rcls.c, search.c), the exact
+ * ILP (ilp.c), the objectives and the fluid bound (objective.c), the per-network
+ * Pareto fronts (engine.c), the rate-partitioned schedules (partition.c) and the
+ * design-space exploration tying them together (dse.c). */
+#ifndef CM_MULTI_INTERNAL_H
+#define CM_MULTI_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cnnmap/multi.h>
+
+/* Slow-downs never go below this: a subgraph a hundred times slower is never useful
+ * and the bound keeps every L' finite. */
+#define CM_MT_MIN_SLOWDOWN (1.0 / 64.0)
+
+/* One subgraph execution of the period. */
+typedef struct cm_mt_task {
+    int job, sub, rep;
+    double latency;  /* L(s), seconds */
+    double bytes;
+    double bw;       /* b(s), bytes per second */
+} cm_mt_task;
+
+/* A problem expanded over its repetitions: job j's tasks are t[first[j] .. first[j+1]),
+ * in precedence order (subgraphs in turn, repetition after repetition). */
+typedef struct cm_mt_inst {
+    int n_jobs, n_tasks;
+    int *first;
+    cm_mt_task *t;
+    double bandwidth;
+} cm_mt_inst;
+
+cm_status cm_mt_inst_build(const cm_multi_problem *p, cm_mt_inst *x, cm_error *err);
+void cm_mt_inst_free(cm_mt_inst *x);
+
+/* Scratch for the list scheduler, sized for one instance. */
+typedef struct cm_mt_ws {
+    int *next, *busy, *order;
+    int *rank;        /* per job: lower runs first among ready jobs (0 for all: the
+                       * longest remaining chain first) */
+    double *ready, *remaining, *load, *end;
+    int *by_start;
+} cm_mt_ws;
+
+cm_status cm_mt_ws_init(const cm_mt_inst *x, cm_mt_ws *w, cm_error *err);
+void cm_mt_ws_free(cm_mt_ws *w);
+
+/* Resource-constrained list scheduling: at each completion, idle jobs whose next task is
+ * ready start in order of their rank, then of the work left on their chain (longest
+ * first), while their
+ * slowed-down bandwidth fits beside the running ones (limit false: always). Fills
+ * start (per task) and returns the makespan; *flow gets the sum of end times. */
+double cm_mt_rcls(const cm_mt_inst *x, const double *sl, bool limit, cm_mt_ws *w, double *start,
+                  double *flow);
+
+/* Alg. 1 lines 3-5: each task's slow-down that removes the largest overlap of bandwidth
+ * demand it sees in the schedule `start` (built without the limit). */
+void cm_mt_proposals(const cm_mt_inst *x, const double *sl, const double *start, cm_mt_ws *w,
+                     double *sl0);
+
+/* Pattern search over the slow-downs from sl (changed in place) for the shortest
+ * makespan; returns it, with start filled and *evals counting schedules. */
+double cm_mt_search(const cm_mt_inst *x, uint64_t budget, cm_mt_ws *w, double *sl, double *start,
+                    uint64_t *evals);
+
+/* Alg. 1 on one instance: proposals from the violations of an unconstrained schedule,
+ * then the pattern search (budget 0: one that grows with the tasks). */
+double cm_mt_schedule_instance(const cm_mt_inst *x, uint64_t budget, cm_mt_ws *w, double *sl,
+                               double *start, uint64_t *evals);
+
+/* Fills a public schedule from an instance, slow-downs and start times. */
+cm_status cm_mt_fill_schedule(const cm_mt_inst *x, const double *sl, const double *start,
+                              double period, cm_multi_schedule *out, cm_error *err);
+
+/* Something that schedules one instance (fills sl, start, period; optimal and evals
+ * when it knows them). */
+typedef struct cm_mt_solver {
+    cm_status (*run)(const cm_mt_inst *x, const void *ctx, double *sl, double *start,
+                     double *period, bool *optimal, uint64_t *evals, cm_error *err);
+    const void *ctx;
+} cm_mt_solver;
+
+/* The list scheduler as a solver; ctx points at its uint64_t evaluation budget. */
+cm_status cm_mt_list_run(const cm_mt_inst *x, const void *ctx, double *sl, double *start,
+                         double *period, bool *optimal, uint64_t *evals, cm_error *err);
+
+/* Expands a problem, runs the solver on it and fills the public schedule. */
+cm_status cm_mt_solve(const cm_multi_problem *p, const cm_mt_solver *solver,
+                      cm_multi_schedule *out, cm_error *err);
+
+/* The ILP on an instance; *period gets its optimum. */
+cm_status cm_mt_ilp(const cm_mt_inst *x, int modes, double *sl, double *start, double *period,
+                    bool *optimal, cm_error *err);
+
+/* ---- objectives (eqs. 5 and 6) ---- */
+
+/* Per network: the normaliser (target fps for eq. 5, maximum fps for eq. 6, the
+ * throughput ratio T / T_max being the fps ratio) and the fps beyond which the
+ * objective gains nothing (the target for eq. 5: a faster engine idles). */
+typedef struct cm_mt_goal {
+    int n;
+    const double *norm;
+    const double *cap;
+} cm_mt_goal;
+
+double cm_mt_objective(const cm_mt_goal *g, const double *fps);
+
+/* The fluid bound: the lowest objective any schedule can reach when network i runs at
+ * most at u[i] fps and moves c[i] bytes per inference through bandwidth B (every
+ * schedule moves the same bytes, slow-downs or not). f gets the fluid rates. */
+double cm_mt_fluid_bound(const cm_mt_goal *g, const double *u, const double *c, double bandwidth,
+                         double *f);
+
+/* ---- Pareto fronts ---- */
+
+cm_status cm_mt_front(const cm_graph *g, const cm_board *board, const cm_multi_options *o,
+                      double bandwidth_gbps, double clock_mhz, cm_multi_model *m, cm_error *err);
+void cm_mt_engine_free(cm_multi_engine *e);
+
+/* ---- rate-partitioned schedules (the baseline and its optimised shares) ---- */
+
+/* Time of one inference of engine e with a fraction `share` of bandwidth B. */
+double cm_mt_partition_time(const cm_multi_engine *e, double share, double bandwidth);
+
+/* Shares (summing to one) for the engines, searched from the even split for the
+ * lowest objective; fps gets each engine's rate. Returns the objective. */
+double cm_mt_partition_search(const cm_multi_engine *const *e, int n, const cm_mt_goal *g,
+                              double bandwidth, double *share, double *fps);
+
+cm_status cm_mt_partition_schedule(const cm_multi_engine *const *e, int n, const double *share,
+                                   double bandwidth, cm_multi_schedule *out, cm_error *err);
+
+/* ---- slot table ---- */
+
+/* Fills slots, share, words and rounds of every task of a schedule. */
+void cm_mt_slot_table(cm_multi_schedule *s, const cm_multi_options *o, double bandwidth,
+                      double words_per_cycle, int word_bits);
+
+#endif

@@ -1,0 +1,20 @@
+/* A growing text buffer for reports: printf-style appends, one failure flag instead
+ * of a check after every append. */
+#ifndef CM_UTIL_STRBUF_H
+#define CM_UTIL_STRBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct cm_strbuf {
+    char *data;
+    size_t len, cap;
+    bool failed; /* out of memory: later appends do nothing */
+} cm_strbuf;
+
+void cm_strbuf_printf(cm_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The text (the caller frees it), or NULL after a failure; the buffer is reset. */
+char *cm_strbuf_take(cm_strbuf *b);
+
+#endif
