@@ -187,6 +187,11 @@ typedef struct cm_violation {
     char message[256];
 } cm_violation;
 
+/* A cheap measure of how far a design is from fitting, for searches: nodes and edges
+ * breaking a folding rule, partitions over the board's resources or bandwidth, and
+ * cuts the backend does not allow. 0 exactly when the design is feasible. */
+int cm_design_violation_count(const cm_design *d);
+
 /* Lists the violated constraints (at most `cap` written); returns the total. */
 int cm_design_check(const cm_design *d, cm_violation *out, int cap);
 

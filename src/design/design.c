@@ -473,6 +473,22 @@ bool cm_design_part_fits(const cm_design *d, int pi)
     return p->io_bits * d->clock_hz < d->board.bandwidth_gbps * 8e9 * p->interval;
 }
 
+int cm_design_violation_count(const cm_design *d)
+{
+    int count = d->bad_nodes + d->bad_edges;
+    const cm_resources *max = &d->board.resources;
+    for (int p = 0; p < d->n_parts; p++) {
+        const cm_part *q = &d->parts[p];
+        /* each resource on its own, as cm_design_check lists them */
+        count += (q->res.dsp > max->dsp) + (q->res.bram18 > max->bram18) +
+                 (q->res.uram > max->uram) + (q->res.lut > max->lut) + (q->res.ff > max->ff);
+        count += !(q->io_bits * d->clock_hz < d->board.bandwidth_gbps * 8e9 * q->interval);
+    }
+    for (int p = 1; p < d->n_parts; p++)
+        count += !(d->hd.nodes[d->parts[p].first - 1].flags & CM_HD_CUT_AFTER);
+    return count;
+}
+
 bool cm_design_feasible(const cm_design *d)
 {
     if (d->bad_nodes || d->bad_edges)

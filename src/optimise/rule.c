@@ -8,6 +8,7 @@
  * from the resource-minimal folding and the merge kept only if the cost improves. */
 #include "optimise/optimisers.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,9 +22,10 @@ typedef struct candidate {
 typedef struct rule_search {
     cm_design *d;
     cm_design_point *before, *best;
-    candidate *cands;
-    size_t cap;
+    candidate **sorted; /* per node, built on first use: its foldings by product */
+    size_t *n_sorted;
     uint64_t tried;
+    double deadline;    /* cm_seconds_now() at which to stop growing; 0: none */
 } rule_search;
 
 static int by_product(const void *a, const void *b)
@@ -55,36 +57,58 @@ static double average_use(const cm_design *d, int p)
     return terms ? sum / terms : 0.0;
 }
 
-/* The foldings of `node` with a larger product than its current one, ascending. */
-static size_t larger_foldings(rule_search *s, int node)
+/* Every folding of `node` (intra-matched ones only where required), ascending by
+ * product; sorted once per node, since only the starting point moves. */
+static const candidate *sorted_foldings(rule_search *s, int node, size_t *count)
 {
+    if (s->sorted[node]) {
+        *count = s->n_sorted[node];
+        return s->sorted[node];
+    }
     cm_node_info n;
     cm_design_node_info(s->d, node, &n);
-    int64_t now = n.fold_in * n.fold_out * n.fold_kernel;
     int c[3];
     const int64_t *v[3];
     for (int k = 0; k < 3; k++)
         v[k] = cm_design_fold_values(s->d, node, (cm_fold)k, &c[k]);
-    size_t need = (size_t)c[0] * (size_t)c[1] * (size_t)c[2], count = 0;
-    if (need > s->cap) {
-        candidate *grown = realloc(s->cands, need * sizeof *grown);
-        if (!grown)
-            return 0;
-        s->cands = grown;
-        s->cap = need;
-    }
+    candidate *all = malloc((size_t)c[0] * (size_t)c[1] * (size_t)c[2] * sizeof *all);
+    if (!all)
+        return NULL;
+    size_t m = 0;
     for (int a = 0; a < c[0]; a++)
         for (int b = 0; b < c[1]; b++) {
             if (n.matching_intra && v[0][a] != v[1][b])
                 continue;
-            for (int k = 0; k < c[2]; k++) {
-                int64_t product = v[0][a] * v[1][b] * v[2][k];
-                if (product > now)
-                    s->cands[count++] = (candidate){{v[0][a], v[1][b], v[2][k]}, product};
-            }
+            for (int k = 0; k < c[2]; k++)
+                all[m++] = (candidate){{v[0][a], v[1][b], v[2][k]}, v[0][a] * v[1][b] * v[2][k]};
         }
-    qsort(s->cands, count, sizeof *s->cands, by_product);
-    return count;
+    qsort(all, m, sizeof *all, by_product);
+    s->sorted[node] = all;
+    *count = s->n_sorted[node] = m;
+    return all;
+}
+
+/* The foldings of `node` with a larger product than its current one, ascending. */
+static const candidate *larger_foldings(rule_search *s, int node, size_t *count)
+{
+    size_t m;
+    const candidate *all = sorted_foldings(s, node, &m);
+    *count = 0;
+    if (!all)
+        return NULL;
+    cm_node_info n;
+    cm_design_node_info(s->d, node, &n);
+    int64_t now = n.fold_in * n.fold_out * n.fold_kernel;
+    size_t lo = 0, hi = m;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (all[mid].product > now)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    *count = m - lo;
+    return all + lo;
 }
 
 static bool apply(cm_design *d, int node, const int64_t f[3])
@@ -96,7 +120,12 @@ static bool apply(cm_design *d, int node, const int64_t f[3])
 
 static int violations(const cm_design *d)
 {
-    return cm_design_check(d, NULL, 0);
+    return cm_design_violation_count(d);
+}
+
+static bool acceptable(const cm_design *d, int allowed)
+{
+    return violations(d) <= allowed;
 }
 
 /* One step on partition p: returns false when its slowest node cannot grow. A step
@@ -107,20 +136,21 @@ static bool grow_slowest(rule_search *s, int p)
     cm_partition_info info;
     cm_design_partition_info(s->d, p, &info);
     int node = info.slowest_node;
-    size_t count = larger_foldings(s, node);
+    size_t count;
+    const candidate *cands = larger_foldings(s, node, &count);
     cm_design_point_capture(s->d, s->before);
     int allowed = violations(s->d);
     int64_t first_product = 0;
     double best_use = 0;
     bool found = false;
     for (size_t i = 0; i < count; i++) {
-        const candidate *c = &s->cands[i];
+        const candidate *c = &cands[i];
         /* SAMO stops once feasible steps of two distinct products have been seen. */
-        if (found && c->product != first_product && s->cands[i - 1].product != c->product &&
-            s->cands[i - 1].product != first_product)
+        if (found && c->product != first_product && cands[i - 1].product != c->product &&
+            cands[i - 1].product != first_product)
             break;
         s->tried++;
-        if (apply(s->d, node, c->f) && violations(s->d) <= allowed) {
+        if (apply(s->d, node, c->f) && acceptable(s->d, allowed)) {
             double use = average_use(s->d, p);
             if (!found || use < best_use) {
                 best_use = use;
@@ -139,7 +169,7 @@ static bool grow_slowest(rule_search *s, int p)
 
 static void optimise_partition(rule_search *s, int p)
 {
-    while (grow_slowest(s, p))
+    while ((s->deadline == 0 || cm_seconds_now() < s->deadline) && grow_slowest(s, p))
         ;
 }
 
@@ -251,16 +281,32 @@ static void initial_cuts(cm_design *d)
     }
 }
 
+static void rule_free(rule_search *s, int n)
+{
+    for (int i = 0; s->sorted && i < n; i++)
+        free(s->sorted[i]);
+    free(s->sorted);
+    free(s->n_sorted);
+    cm_design_point_free(s->before);
+    cm_design_point_free(s->best);
+}
+
 cm_status cm_optimise_rule(cm_design *d, const cm_optimise_options *o, cm_optimise_result *r,
                            cm_error *err)
 {
     rule_search s = {.d = d};
+    int n = cm_design_node_count(d);
     s.before = cm_design_point_new(d);
     s.best = cm_design_point_new(d);
-    if (!s.before || !s.best) {
-        cm_design_point_free(s.before);
-        cm_design_point_free(s.best);
-        return cm_error_nomem(err);
+    s.sorted = calloc((size_t)n, sizeof *s.sorted);
+    s.n_sorted = calloc((size_t)n, sizeof *s.n_sorted);
+    /* SAMO's rule has no stopping time; large graphs with long matching chains (FINN's
+     * MobileNetV2) can take minutes, so it stops at the time limit, 60 s by default. */
+    s.deadline = cm_seconds_now() + (o->time_limit_s > 0 ? o->time_limit_s : 60.0);
+    cm_status st = s.before && s.best && s.sorted && s.n_sorted ? CM_OK : cm_error_nomem(err);
+    if (st != CM_OK) {
+        rule_free(&s, n);
+        return st;
     }
     cm_progress bar;
     cm_progress_init(&bar, o->progress, "rule");
@@ -271,8 +317,8 @@ cm_status cm_optimise_rule(cm_design *d, const cm_optimise_options *o, cm_optimi
         merge_phase(&s, &bar);
     cm_progress_done(&bar);
     r->evaluations += s.tried;
-    free(s.cands);
-    cm_design_point_free(s.before);
-    cm_design_point_free(s.best);
+    if (s.deadline != 0 && cm_seconds_now() >= s.deadline)
+        snprintf(r->note, sizeof r->note, "the time limit stopped the rule optimiser early");
+    rule_free(&s, n);
     return CM_OK;
 }
