@@ -20,15 +20,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include <cnnmap/design.h>
 #include <cnnmap/model.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t next(uint64_t *s)
 {
@@ -58,7 +52,7 @@ static double measure(cm_design *d, bool full, double seconds, double *sink)
     for (int p = 0; p < np; p++)
         first[p] = cm_design_partition_first(d, p);
     uint64_t steps = 0;
-    double start = now(), end = start;
+    double start = cm_bench_now(), end = start;
     while (end - start < seconds) {
         for (int b = 0; b < (full ? 16 : 4096); b++) {
             if (full) {
@@ -71,7 +65,7 @@ static double measure(cm_design *d, bool full, double seconds, double *sink)
             *sink += cm_design_cost(d) + cm_design_feasible(d);
             steps++;
         }
-        end = now();
+        end = cm_bench_now();
     }
     free(first);
     return (double)steps / (end - start);

@@ -14,20 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include <cnnmap/cnnmap.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Latency of the throughput-driven design, or INFINITY when it does not fit. */
 static double throughput_latency(const char *path, const cm_board *board, int *partitions)
@@ -68,13 +56,13 @@ static int bench_model(const char *path, const cm_board *board, int runs)
     cm_status st = CM_OK;
     for (int i = 0; i < runs && st == CM_OK; i++) {
         cm_latency_design_free(&d);
-        double t0 = now();
+        double t0 = cm_bench_now();
         st = cm_latency_optimise(g, board, &o, &d, &err);
-        times[i] = now() - t0;
+        times[i] = cm_bench_now() - t0;
     }
     if (st != CM_OK)
         fprintf(stderr, "bench_latency: %s: %s\n", path, err.message);
-    qsort(times, (size_t)runs, sizeof *times, cmp_double);
+    qsort(times, (size_t)runs, sizeof *times, cm_bench_cmp_double);
     int parts = 0;
     double tp = throughput_latency(path, board, &parts);
     printf("%-16s %10.4f %10.4f %8llu %12.6g %10d %12.6g %9.2f %8.2f %6lld\n", g->name,

@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include <cnnmap/graph.h>
 #include <cnnmap/model.h>
 
@@ -85,23 +86,10 @@ static void usage(FILE *f)
             DEFAULT_REPEAT);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Sorts v in place; returns the median. */
 static double median_of(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    qsort(v, (size_t)n, sizeof *v, cm_bench_cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
@@ -182,9 +170,9 @@ static void measure_reads(const char *path, int repeat, child_report *r)
         goto out;
     }
     for (int i = -1; i < repeat; i++) {
-        double t0 = now_s();
+        double t0 = cm_bench_now();
         long long got = read_fd(fd, path, buf, size, r->message, sizeof r->message);
-        double dt = now_s() - t0;
+        double dt = cm_bench_now() - t0;
         if (got < 0)
             goto out;
         if (i < 0)
@@ -220,9 +208,9 @@ static void measure_loads(const char *path, int repeat, child_report *r)
     for (int i = 0; i < repeat; i++) {
         cm_graph *g = NULL;
         cm_error err = {0};
-        double t0 = now_s();
+        double t0 = cm_bench_now();
         cm_status st = cm_model_load(path, &g, &err);
-        t[i] = now_s() - t0;
+        t[i] = cm_bench_now() - t0;
         if (i == 0)
             r->load_first_s = t[0];
         if (st != CM_OK) {

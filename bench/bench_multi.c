@@ -17,20 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include <cnnmap/cnnmap.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef struct set {
     int n;
@@ -107,12 +95,12 @@ static void bench_scheduler(const cm_multi_result *r, double gbps, int scale, in
     for (int k = 0; k < runs; k++) {
         cm_error err = {0};
         cm_multi_schedule_free(&s);
-        double t0 = now();
+        double t0 = cm_bench_now();
         if (cm_multi_schedule_list(&p, 0, &s, &err) != CM_OK)
             fprintf(stderr, "bench_multi: %s\n", err.message);
-        t[k] = now() - t0;
+        t[k] = cm_bench_now() - t0;
     }
-    qsort(t, (size_t)runs, sizeof *t, cmp_double);
+    qsort(t, (size_t)runs, sizeof *t, cm_bench_cmp_double);
     printf("| 4 CNNs | %.1f GB/s | %d | %.3f | %.3f | %.4g ms | %llu |\n", gbps, tasks,
            t[runs / 2], t[0], s.period_s * 1e3, (unsigned long long)s.evaluations);
     cm_multi_schedule_free(&s);
@@ -127,12 +115,12 @@ static void bench_flow(const char *label, const set *s, const cm_board *b, doubl
     o.bandwidth_gbps = gbps;
     cm_multi_result *r = NULL;
     cm_error err = {0};
-    double t0 = now();
+    double t0 = cm_bench_now();
     if (cm_multi_map(s->in, s->n, b, &o, &r, &err) != CM_OK) {
         fprintf(stderr, "bench_multi: %s\n", err.message);
         return;
     }
-    double t = now() - t0;
+    double t = cm_bench_now() - t0;
     printf("| %s | %.1f GB/s | %llu | %llu | %.2f | %.2f | %.2f | %.4f | %.4f |", label, gbps,
            (unsigned long long)r->joint_feasible, (unsigned long long)r->joint_scheduled,
            r->front_time_s, r->schedule_time_s, t, r->objective_value,

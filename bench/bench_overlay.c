@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include <cnnmap/board.h>
 #include <cnnmap/model.h>
 #include <cnnmap/overlay.h>
@@ -35,13 +36,6 @@ typedef struct bench_row {
     double latency_s;
     double first_s, median_s, min_s;
 } bench_row;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int compare_double(const void *a, const void *b)
 {
@@ -94,9 +88,9 @@ static cm_status measure(const cm_graph *g, const cm_board *b, const bench_args 
     cm_status st = CM_OK;
     for (int k = 0; k < a->repeat && st == CM_OK; k++) {
         cm_overlay_result *r = NULL;
-        double t0 = now_s();
+        double t0 = cm_bench_now();
         st = cm_overlay_map(g, b, &opt, &r, err);
-        t[k] = now_s() - t0;
+        t[k] = cm_bench_now() - t0;
         if (st == CM_OK) {
             row->array[0] = r->array[0];
             row->array[1] = r->array[1];

@@ -143,6 +143,10 @@ edit 'del d["nodes"][3]'
 run 2 "missing node" evaluate "$tmp/edited.json"
 edit 'd["nodes"][2]["partition"] = 1'
 run 2 "partition out of order" evaluate "$tmp/edited.json"
+edit 'd["weights_reloading"] = "yes"'
+run 2 "weights_reloading not a boolean" evaluate "$tmp/edited.json"
+check "names the key" grep -q 'weights_reloading' "$tmp/err"
+run 1 "evaluate unknown option" evaluate "$tmp/fpgaconvnet.json" --frob
 printf '{"format": "cnnmap-design",' >"$tmp/broken.json"
 run 2 "truncated design file" evaluate "$tmp/broken.json"
 run 2 "missing design file" evaluate "$tmp/none.json"
@@ -229,6 +233,10 @@ assert a == b
 run 0 "multi ilp" multi --board zc706 --model "$model" --model "$model" --objective throughput --scheduler ilp --json
 run 0 "export a multi design as report-md" export "$tmp/multi.json" --format report-md -o "$tmp/multi2.md"
 check "exported report equals multi's" cmp -s <(grep -v 'joint design' "$tmp/multi.md") <(grep -v 'joint design' "$tmp/multi2.md")
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); del d["inputs"]; json.dump(d, open(sys.argv[2], "w"))' "$tmp/multi.json" "$tmp/multi_noinputs.json"
+run 2 "multi design without its inputs" export "$tmp/multi_noinputs.json" --format report-md -o "$tmp/x.md"
+check "no report after failure" test ! -e "$tmp/x.md"
+run 2 "report-md of a missing file" export "$tmp/none.json" --format report-md -o "$tmp/x.md"
 run 0 "export a streaming design as report-md" export "$tmp/finn.json" --format report-md -o "$tmp/finn.md"
 check "streaming report lists the nodes" grep -q 'StreamingFCLayer_Batch_0' "$tmp/finn.md"
 
