@@ -16,4 +16,5 @@
 #include <cnnmap/multi.h>
 #include <cnnmap/overlay.h>
 #include <cnnmap/nn2fpga.h>
+#include <cnnmap/run.h>
 #endif

@@ -23,6 +23,7 @@ int cm_cli_optimise_nn2fpga(int argc, char **argv); /* optimise --backend nn2fpg
 int cm_cli_evaluate(int argc, char **argv);
 int cm_cli_export(int argc, char **argv);
 int cm_cli_multi(int argc, char **argv);
+int cm_cli_run(int argc, char **argv);
 /* export --format report-md of a `multi -o` design file: maps its inputs again and
  * writes the Markdown report. Returns an exit code. */
 int cm_cli_multi_export_md(const char *design_path, const char *out);
@@ -34,6 +35,7 @@ extern const char cm_cli_optimise_usage[];
 extern const char cm_cli_evaluate_usage[];
 extern const char cm_cli_export_usage[];
 extern const char cm_cli_multi_usage[];
+extern const char cm_cli_run_usage[];
 
 struct cm_design;
 struct cm_design_run;

@@ -6,3 +6,6 @@ add_test(NAME cli_contract
 add_test(NAME cli_design
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_design_cli.sh $<TARGET_FILE:cnnmap_cli>
           ${CM_SHARED_DIR})
+add_test(NAME cli_run
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_run_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_SHARED_DIR})
