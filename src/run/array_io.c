@@ -3,8 +3,6 @@
  * little-endian loads and stores, so files mean the same on any host. */
 #include <cnnmap/run.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -13,14 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <openssl/evp.h>
 
 #include "run/run_internal.h"
 #include "util/atomic_file.h"
+#include "util/mapped_file.h"
 
 /* How each type is stored; descr is what numpy writes for it ('|' where byte order
  * does not apply). */
@@ -256,36 +252,6 @@ static void decode_le(cm_array *a, const dtype_info *d, const uint8_t *src)
 {
     for (int64_t k = 0; k < a->count; k++)
         set_from_bits(a, d, k, load_le(src + (size_t)k * d->size, d->size));
-}
-
-/* The bytes of a regular file, mapped read-only (NULL for an empty file). */
-static cm_status map_file(const char *path, void **data, size_t *len, cm_error *err)
-{
-    *data = NULL;
-    *len = 0;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return cm_error_set(err, CM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return cm_error_set(err, CM_EINPUT, "%s: not a regular file", path);
-    }
-    size_t n = (size_t)sb.st_size;
-    void *p = n ? mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-    int saved = errno;
-    close(fd);
-    if (n && p == MAP_FAILED)
-        return cm_error_set(err, CM_EINPUT, "%s: cannot map: %s", path, strerror(saved));
-    *data = p;
-    *len = n;
-    return CM_OK;
-}
-
-static void unmap_file(void *data, size_t len)
-{
-    if (len)
-        munmap(data, len);
 }
 
 /* ---- .npy header ----------------------------------------------------------------
@@ -597,11 +563,11 @@ cm_status cm_array_load_npy(const char *path, cm_array **out, cm_error *err)
     *out = NULL;
     void *data;
     size_t len;
-    cm_status st = map_file(path, &data, &len, err);
+    cm_status st = cm_map_file(path, &data, &len, err);
     if (st != CM_OK)
         return st;
     st = cm_array_read_npy(data, len, path, out, err);
-    unmap_file(data, len);
+    cm_unmap_file(data, len);
     return st;
 }
 
@@ -713,13 +679,13 @@ cm_status cm_array_load_tensor_proto(const char *path, cm_array **out, char **na
         *name = NULL;
     void *data;
     size_t len;
-    cm_status st = map_file(path, &data, &len, err);
+    cm_status st = cm_map_file(path, &data, &len, err);
     if (st != CM_OK)
         return st;
     if (len == 0)
         return cm_error_set(err, CM_EINPUT, "%s: empty file", path);
     Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, data);
-    unmap_file(data, len); /* protobuf-c copies what it keeps */
+    cm_unmap_file(data, len); /* protobuf-c copies what it keeps */
     if (!tp)
         return cm_error_set(err, CM_EINPUT,
                             "%s: not a serialized ONNX TensorProto (truncated or corrupt)", path);

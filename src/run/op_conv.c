@@ -26,22 +26,34 @@ static inline void put(double *col, float *col32, int64_t i, double v)
         col[i] = v;
 }
 
-/* One row of the 2-D column matrix for output row oh: input row ih (or padding). */
+/* One row of the 2-D column matrix for one input row (src, or NULL in the padding) and
+ * kernel column kw: the output columns whose input column lies inside the image form
+ * one range [lo, hi); the rest read `fill`. */
 static void im2col_2d_row(const cm_run_window *w, const double *src, int64_t kw, double fill,
                           double *dst, float *dst32)
 {
     const int64_t W = w->in[1], OW = w->out[1], sw = w->stride[1];
-    int64_t iw = -w->pad[1] + kw * w->dilation[1];
-    if (!src) {
-        for (int64_t ow = 0; ow < OW; ow++)
-            put(dst, dst32, ow, fill);
-    } else if (dst32) {
-        for (int64_t ow = 0; ow < OW; ow++, iw += sw)
-            dst32[ow] = (float)(iw >= 0 && iw < W ? src[iw] : fill);
-    } else {
-        for (int64_t ow = 0; ow < OW; ow++, iw += sw)
-            dst[ow] = iw >= 0 && iw < W ? src[iw] : fill;
+    const int64_t first = -w->pad[1] + kw * w->dilation[1]; /* input column of ow = 0 */
+    int64_t lo = 0, hi = 0;
+    if (src) {
+        lo = first >= 0 ? 0 : (-first + sw - 1) / sw;
+        hi = first > W - 1 ? 0 : (W - 1 - first) / sw + 1;
+        hi = hi < OW ? hi : OW;
+        lo = lo < hi ? lo : hi;
     }
+    for (int64_t ow = 0; ow < lo; ow++)
+        put(dst, dst32, ow, fill);
+    const double *in = src ? src + first + lo * sw : NULL;
+    if (dst32)
+        for (int64_t ow = lo; ow < hi; ow++, in += sw)
+            dst32[ow] = (float)*in;
+    else if (sw == 1 && hi > lo)
+        memcpy(dst + lo, in, (size_t)(hi - lo) * sizeof *dst);
+    else
+        for (int64_t ow = lo; ow < hi; ow++, in += sw)
+            dst[ow] = *in;
+    for (int64_t ow = hi; ow < OW; ow++)
+        put(dst, dst32, ow, fill);
 }
 
 /* Column matrix of one image and one group: row (c, kernel position), column output

@@ -227,6 +227,13 @@ static cm_status binary(cm_run_ctx *cx, const cm_array *a, const cm_array *b, bi
     cm_run_broadcast_strides(a, rank, dims, sa);
     cm_run_broadcast_strides(b, rank, dims, sb);
     cm_array *y = *out;
+    if (floats && y->f && a->f && b->f && a->count == y->count &&
+        (b->count == y->count || b->count == 1)) { /* same shapes, or a scalar: no indexing */
+        int64_t step = b->count == 1 ? 0 : 1;
+        for (int64_t k = 0; k < y->count; k++)
+            y->f[k] = float_op(op, a->f[k], b->f[k * step]);
+        return CM_OK;
+    }
     int64_t idx[CM_ARRAY_MAX_RANK] = {0}, oa = 0, ob = 0;
     for (int64_t k = 0; k < y->count; k++) {
         if (floats) {

@@ -28,6 +28,28 @@ static void copy_element(cm_array *y, int64_t k, const cm_array *x, int64_t src)
         y->i[k] = x->i[src];
 }
 
+/* A new array of shape dims whose element at index (i_0, ...) is x's element at
+ * offset sum(i_d * strides[d]): transposes and broadcasts. */
+static cm_status strided_copy(cm_run_ctx *cx, const cm_array *x, int rank, const int64_t *dims,
+                              const int64_t *strides, cm_array **out)
+{
+    cm_status st = cm_run_new(cx, x->dtype, rank, dims, out);
+    if (st != CM_OK)
+        return st;
+    int64_t idx[R] = {0}, src = 0;
+    for (int64_t k = 0; k < (*out)->count; k++) {
+        copy_element(*out, k, x, src);
+        for (int d = rank - 1; d >= 0; d--) {
+            src += strides[d];
+            if (++idx[d] < dims[d])
+                break;
+            src -= strides[d] * dims[d];
+            idx[d] = 0;
+        }
+    }
+    return CM_OK;
+}
+
 static cm_status input(cm_run_ctx *cx, cm_array **in, int n_in, int k)
 {
     if (k >= n_in || !in[k])
@@ -191,20 +213,7 @@ CM_RUN_KERNEL(cm_run_transpose)
         dims[d] = x->dims[perm[d]];
         ps[d] = xs[perm[d]];
     }
-    if ((st = cm_run_new(cx, x->dtype, n, dims, out)) != CM_OK)
-        return st;
-    int64_t idx[R] = {0}, src = 0;
-    for (int64_t k = 0; k < (*out)->count; k++) {
-        copy_element(*out, k, x, src);
-        for (int d = n - 1; d >= 0; d--) {
-            src += ps[d];
-            if (++idx[d] < dims[d])
-                break;
-            src -= ps[d] * dims[d];
-            idx[d] = 0;
-        }
-    }
-    return CM_OK;
+    return strided_copy(cx, x, n, dims, ps, out);
 }
 
 CM_RUN_KERNEL(cm_run_concat)
@@ -393,22 +402,9 @@ CM_RUN_KERNEL(cm_run_slice)
 static cm_status broadcast_to(cm_run_ctx *cx, const cm_array *x, int rank, const int64_t *dims,
                               cm_array **out)
 {
-    cm_status st = cm_run_new(cx, x->dtype, rank, dims, out);
-    if (st != CM_OK)
-        return st;
-    int64_t s[R], idx[R] = {0}, src = 0;
+    int64_t s[R];
     cm_run_broadcast_strides(x, rank, dims, s);
-    for (int64_t k = 0; k < (*out)->count; k++) {
-        copy_element(*out, k, x, src);
-        for (int d = rank - 1; d >= 0; d--) {
-            src += s[d];
-            if (++idx[d] < dims[d])
-                break;
-            src -= s[d] * dims[d];
-            idx[d] = 0;
-        }
-    }
-    return CM_OK;
+    return strided_copy(cx, x, rank, dims, s, out);
 }
 
 CM_RUN_KERNEL(cm_run_expand)

@@ -2,18 +2,14 @@
  * order with their kernels and constants, executing it on whole tensors, and running a
  * network frame by frame over a batch. */
 #include <cblas.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "model/import.h"
 #include "run/run_internal.h"
+#include "util/mapped_file.h"
 
 cm_status cm_run_fail(cm_run_ctx *cx, cm_status code, const char *fmt, ...)
 {
@@ -429,36 +425,16 @@ cm_status cm_runner_load_buffer(const void *data, size_t len, const char *origin
 cm_status cm_runner_load(const char *path, cm_runner **out, cm_error *err)
 {
     *out = NULL;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return cm_error_set(err, CM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return cm_error_set(err, CM_EINPUT, "%s: not a regular file", path);
-    }
-    size_t len = (size_t)sb.st_size;
-    void *data = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-    close(fd);
-    if (len && data == MAP_FAILED)
-        return cm_error_set(err, CM_EINPUT, "%s: cannot map: %s", path, strerror(errno));
-    char *dir = strdup(path);
-    if (!dir) {
-        if (len)
-            munmap(data, len);
-        return cm_error_nomem(err);
-    }
-    char *slash = strrchr(dir, '/');
-    const char *data_dir = ".";
-    if (slash) {
-        *slash = '\0';
-        data_dir = slash == dir ? "/" : dir;
-    }
+    void *data;
+    size_t len;
+    cm_status st = cm_map_file(path, &data, &len, err);
+    if (st != CM_OK)
+        return st;
+    char *dir = cm_dir_of(path);
     /* The unpacked model copies what it needs, so the mapping goes at once. */
-    cm_status st = cm_runner_load_buffer(data, len, path, data_dir, out, err);
+    st = dir ? cm_runner_load_buffer(data, len, path, dir, out, err) : cm_error_nomem(err);
     free(dir);
-    if (len)
-        munmap(data, len);
+    cm_unmap_file(data, len);
     return st;
 }
 
