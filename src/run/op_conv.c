@@ -56,6 +56,27 @@ static void im2col_2d_row(const cm_run_window *w, const double *src, int64_t kw,
         put(dst, dst32, ow, fill);
 }
 
+/* im2col_2d_row for float32 rows read from a float32 image, padding 0. */
+static void im2col_2d_row32(const cm_run_window *w, const float *src, int64_t kw, float *dst)
+{
+    const int64_t W = w->in[1], OW = w->out[1], sw = w->stride[1];
+    const int64_t first = -w->pad[1] + kw * w->dilation[1];
+    int64_t lo = 0, hi = 0;
+    if (src) {
+        lo = first >= 0 ? 0 : (-first + sw - 1) / sw;
+        hi = first > W - 1 ? 0 : (W - 1 - first) / sw + 1;
+        hi = hi < OW ? hi : OW;
+        lo = lo < hi ? lo : hi;
+    }
+    memset(dst, 0, (size_t)lo * sizeof *dst);
+    if (sw == 1 && hi > lo)
+        memcpy(dst + lo, src + first + lo, (size_t)(hi - lo) * sizeof *dst);
+    else
+        for (int64_t ow = lo; ow < hi; ow++)
+            dst[ow] = src[first + ow * sw];
+    memset(dst + hi, 0, (size_t)(OW - hi) * sizeof *dst);
+}
+
 /* Column matrix of one image and one group: row (c, kernel position), column output
  * position; positions in the padding read `fill`. The input image is x (C_g channels of
  * the spatial size w->in). Written as doubles into col, or as floats into col32. */
@@ -67,6 +88,26 @@ static void im2col(const cm_run_window *w, int64_t channels, const double *x, do
         in_size *= w->in[d];
         out_size *= w->out[d];
         k_size *= w->kernel[d];
+    }
+    /* float32 columns with zero padding come from the image converted once. */
+    float *img32 = w->n == 2 && col32 && fill == 0.0
+                       ? malloc((size_t)(channels * in_size) * sizeof *img32 + 1) : NULL;
+    if (img32) {
+        for (int64_t q = 0; q < channels * in_size; q++)
+            img32[q] = (float)x[q];
+        const int64_t H = w->in[0], W = w->in[1], OH = w->out[0], OW = w->out[1];
+        for (int64_t c = 0; c < channels; c++)
+            for (int64_t kh = 0; kh < w->kernel[0]; kh++)
+                for (int64_t kw = 0; kw < w->kernel[1]; kw++) {
+                    int64_t row = ((c * w->kernel[0] + kh) * w->kernel[1] + kw) * out_size;
+                    for (int64_t oh = 0; oh < OH; oh++) {
+                        int64_t ih = oh * w->stride[0] - w->pad[0] + kh * w->dilation[0];
+                        const float *src = ih < 0 || ih >= H ? NULL : img32 + c * in_size + ih * W;
+                        im2col_2d_row32(w, src, kw, col32 + row + oh * OW);
+                    }
+                }
+        free(img32);
+        return;
     }
     if (w->n == 2) {
         const int64_t H = w->in[0], W = w->in[1], OH = w->out[0], OW = w->out[1];
@@ -225,7 +266,9 @@ CM_RUN_KERNEL(cm_run_conv)
         return CM_OK;
     }
     bool direct = pointwise(&s);
-    bool f32 = x->dtype == CM_DTYPE_FLOAT32;
+    /* float32 products for float32 data, and for float64 data when they are exact. */
+    bool out32 = x->dtype == CM_DTYPE_FLOAT32;
+    bool f32 = out32 || cm_run_exact32(cx, x->f, x->count);
     /* The column matrix is built in the product's own precision. */
     double *col = direct || f32 ? NULL : malloc((size_t)(s.k * s.p) * sizeof *col);
     float *col32 = direct || !f32 ? NULL : malloc((size_t)(s.k * s.p) * sizeof *col32);
@@ -250,7 +293,7 @@ CM_RUN_KERNEL(cm_run_conv)
             st = cm_run_gemm(cx, f32, s.m_g, s.p, s.k, a, cols, y);
         }
     if (st == CM_OK)
-        add_bias(&s, b, f32, (*out)->f);
+        add_bias(&s, b, out32, (*out)->f);
     free(col);
     free(col32);
     return st;
@@ -407,9 +450,11 @@ CM_RUN_KERNEL(cm_run_gemm_op)
     if ((st = cm_run_new(cx, a->dtype, 2, dims, out)) != CM_OK)
         return st;
     bool f32 = a->dtype == CM_DTYPE_FLOAT32;
+    const float *b32 = cm_run_weights32(cx, b);
+    bool product32 = f32 || (b32 && cm_run_exact32(cx, a->f, a->count));
     cm_run_matrix ma = {a->f, NULL, a->dims[1], ta};
-    cm_run_matrix mb = {b->f, cm_run_weights32(cx, b), b->dims[1], tb};
-    if ((st = cm_run_gemm(cx, f32, m, n, k, ma, mb, (*out)->f)) != CM_OK)
+    cm_run_matrix mb = {b->f, b32, b->dims[1], tb};
+    if ((st = cm_run_gemm(cx, product32, m, n, k, ma, mb, (*out)->f)) != CM_OK)
         return st;
     int64_t cs[R] = {0, 0};
     if (c) {
@@ -529,7 +574,7 @@ CM_RUN_KERNEL(cm_run_matmul)
     for (int64_t q = 0; q < p.batch && st == CM_OK; q++) {
         int64_t ao, bo;
         matmul_offsets(&p, brank, q, &ao, &bo);
-        const float *b32 = cm_run_weights32(cx, b);
+        const float *b32 = a->dtype == CM_DTYPE_FLOAT32 ? cm_run_weights32(cx, b) : NULL;
         cm_run_matrix ma = {a->f + ao, NULL, p.k, false};
         cm_run_matrix mb = {b->f + bo, b32 ? b32 + bo : NULL, p.n, false};
         st = cm_run_gemm(cx, a->dtype == CM_DTYPE_FLOAT32, p.m, p.n, p.k, ma, mb,

@@ -29,6 +29,11 @@ struct cm_run_node {
     int *in, *out; /* value indices; -1 for an omitted input or output */
     int n_in, n_out;
     float *weights32; /* float32 copy of a constant input 1 (weights), made at load */
+    /* float64 weights that are integers times 2^weight_exp (see exact32.c): the largest
+     * sum of their magnitudes over one output, in those units */
+    bool exact32;
+    int weight_exp;
+    double weight_units_sum;
 };
 
 struct cm_runner {
@@ -130,6 +135,14 @@ typedef struct cm_run_matrix {
  * arithmetic gives them) or float64. */
 cm_status cm_run_gemm(cm_run_ctx *cx, bool f32, int64_t m, int64_t n, int64_t k,
                       cm_run_matrix a, cm_run_matrix b, double *c);
+/* Records in n whether the float64 weights w (outputs x inner values, one output's
+ * weights a row when outputs_are_rows, else a column) allow exact float32 products. */
+void cm_run_exact32_prepare(cm_run_node *n, const cm_array *w, int64_t outputs, int64_t inner,
+                            bool outputs_are_rows);
+/* True when the node's float32 product with input values x[0..count) equals the float64
+ * one bit for bit (exact32.c). */
+bool cm_run_exact32(cm_run_ctx *cx, const double *x, int64_t count);
+
 /* The float32 copy of input 1 when it is that constant, else NULL. */
 const float *cm_run_weights32(cm_run_ctx *cx, const cm_array *w);
 

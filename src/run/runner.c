@@ -322,16 +322,28 @@ static cm_status fold_constants(cm_runner *r, cm_error *err)
     return st;
 }
 
-/* Float32 weights of products go to BLAS as floats: converted once, here. */
+/* Float32 weights of products go to BLAS as floats: converted once, here. Float64
+ * (QONNX) weights too, when their products can be exact in float32 (exact32.c). */
 static cm_status copy_weights32(cm_runner *r, cm_error *err)
 {
     for (int k = 0; k < r->n_nodes; k++) {
         cm_run_node *n = &r->nodes[k];
-        if (n->kernel != cm_run_conv && n->kernel != cm_run_gemm_op && n->kernel != cm_run_matmul)
+        bool conv = n->kernel == cm_run_conv, gemm = n->kernel == cm_run_gemm_op;
+        if (!conv && !gemm && n->kernel != cm_run_matmul)
             continue;
         const cm_array *w = n->n_in > 1 && n->in[1] >= 0 ? r->consts[n->in[1]] : NULL;
-        if (!w || w->dtype != CM_DTYPE_FLOAT32)
+        if (!w || !w->f || w->rank < 2)
             continue;
+        if (w->dtype == CM_DTYPE_FLOAT64 && (conv || (gemm && w->rank == 2))) {
+            bool trans_b = gemm && cm_attr_int(n->proto, "transB", 0) != 0;
+            int64_t outputs = conv || trans_b ? w->dims[0] : w->dims[1];
+            cm_run_exact32_prepare(n, w, outputs, w->count / (outputs ? outputs : 1),
+                                   conv || trans_b);
+            if (!n->exact32)
+                continue;
+        } else if (w->dtype != CM_DTYPE_FLOAT32) {
+            continue;
+        }
         n->weights32 = malloc((size_t)w->count * sizeof *n->weights32 + 1);
         if (!n->weights32)
             return cm_error_nomem(err);
