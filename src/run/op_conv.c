@@ -203,29 +203,37 @@ static bool pointwise(const conv_shape *s)
 }
 
 /* A depthwise convolution (one input channel per output channel) directly: a matrix
- * product of one row per channel would waste the BLAS. */
+ * product of one row per channel would waste the BLAS. Each tap (kh, kw) adds its
+ * weight times a shifted input row into the output row, in tap order, so every output
+ * sums its taps in the same order as a plain loop would. */
 static void depthwise_2d(const conv_shape *s, const double *x, const double *wt, double *y)
 {
     const cm_run_window *w = &s->w;
     const int64_t H = w->in[0], W = w->in[1], OH = w->out[0], OW = w->out[1];
-    const int64_t KH = w->kernel[0], KW = w->kernel[1];
+    const int64_t KH = w->kernel[0], KW = w->kernel[1], sw = w->stride[1];
     for (int64_t img = 0; img < s->n * s->m; img++) {
         const double *src = x + img * H * W, *k = wt + (img % s->m) * KH * KW;
         double *dst = y + img * OH * OW;
+        memset(dst, 0, (size_t)(OH * OW) * sizeof *dst);
         for (int64_t oh = 0; oh < OH; oh++)
-            for (int64_t ow = 0; ow < OW; ow++) {
-                double acc = 0.0;
-                for (int64_t kh = 0; kh < KH; kh++) {
-                    int64_t ih = oh * w->stride[0] - w->pad[0] + kh * w->dilation[0];
-                    if (ih < 0 || ih >= H)
-                        continue;
-                    for (int64_t kw = 0; kw < KW; kw++) {
-                        int64_t iw = ow * w->stride[1] - w->pad[1] + kw * w->dilation[1];
-                        if (iw >= 0 && iw < W)
-                            acc += src[ih * W + iw] * k[kh * KW + kw];
-                    }
+            for (int64_t kh = 0; kh < KH; kh++) {
+                int64_t ih = oh * w->stride[0] - w->pad[0] + kh * w->dilation[0];
+                if (ih < 0 || ih >= H)
+                    continue;
+                for (int64_t kw = 0; kw < KW; kw++) {
+                    int64_t first = -w->pad[1] + kw * w->dilation[1];
+                    int64_t lo = first >= 0 ? 0 : (-first + sw - 1) / sw;
+                    int64_t hi = first > W - 1 ? 0 : (W - 1 - first) / sw + 1;
+                    hi = hi < OW ? hi : OW;
+                    const double *row = src + ih * W + first;
+                    double *out = dst + oh * OW, tap = k[kh * KW + kw];
+                    if (sw == 1)
+                        for (int64_t ow = lo; ow < hi; ow++)
+                            out[ow] += row[ow] * tap;
+                    else
+                        for (int64_t ow = lo; ow < hi; ow++)
+                            out[ow] += row[ow * sw] * tap;
                 }
-                dst[oh * OW + ow] = acc;
             }
     }
 }

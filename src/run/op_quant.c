@@ -105,6 +105,23 @@ static void walk_values(const cm_array *x, const operands *o, operand_walk *w, d
     }
 }
 
+/* The operands' values at element k of x (w is left positioned there). */
+static void operands_at(const cm_array *x, const operands *o, int64_t k, operand_walk *w,
+                        double *v)
+{
+    int64_t rest = k;
+    for (int d = x->rank - 1; d >= 0; d--) {
+        w->idx[d] = rest % x->dims[d];
+        rest /= x->dims[d];
+    }
+    for (int j = 0; j < o->n; j++) {
+        w->off[j] = 0;
+        for (int d = 0; d < x->rank; d++)
+            w->off[j] += w->idx[d] * o->s[j][d];
+        v[j] = cm_run_getf(o->a[j], w->off[j]);
+    }
+}
+
 static cm_status float_inputs(cm_run_ctx *cx, cm_array **in, int n_in, int n)
 {
     for (int k = 0; k < n; k++) {
@@ -135,7 +152,8 @@ static cm_status quant_per_tensor(cm_run_ctx *cx, const cm_array *x, double scal
     bool fast_round = mode == ROUND_HALF_EVEN && hi - zp < 0x1p51 && lo - zp > -0x1p51 &&
                       fabs(zp) < 0x1p51;
     for (int64_t k = 0; k < x->count; k++) {
-        double q = (pow2 ? x->f[k] * inv : x->f[k] / scale) + zp;
+        double xv = cm_run_getf(x, k);
+        double q = (pow2 ? xv * inv : xv / scale) + zp;
         q = q > hi ? hi : q < lo ? lo : q;
         double r = fast_round ? (q + magic) - magic : round_by(mode, q);
         y->f[k] = (r - zp) * scale;
@@ -164,9 +182,24 @@ CM_RUN_KERNEL(cm_run_quant)
     if ((st = broadcast_operands(cx, x, &o)) != CM_OK ||
         (st = cm_run_new(cx, t, x->rank, x->dims, out)) != CM_OK)
         return st;
-    if (in[1]->count == 1 && in[2]->count == 1 && in[3]->count == 1 && x->f)
-        return quant_per_tensor(cx, x, cm_run_getf(in[1], 0), cm_run_getf(in[2], 0),
-                                cm_run_getf(in[3], 0), is_signed, narrow, mode, *out);
+    /* Scale, zero point and bit width are constant over runs of the innermost axes
+     * where none of them varies (all of x for per-tensor, a channel for per-channel):
+     * each run is one per-tensor loop. */
+    int64_t run = 1;
+    for (int d = x->rank - 1; d >= 0 && o.s[0][d] == 0 && o.s[1][d] == 0 && o.s[2][d] == 0; d--)
+        run *= x->dims[d];
+    if (run > 1 || x->count <= 1) {
+        for (int64_t k = 0; k < x->count && st == CM_OK; k += run) {
+            double v[6];
+            operand_walk w = {0};
+            operands_at(x, &o, k, &w, v);
+            cm_array xs = {.dtype = x->dtype, .count = run, .f = x->f ? x->f + k : NULL,
+                           .i = x->i ? x->i + k : NULL};
+            cm_array ys = {.dtype = (*out)->dtype, .count = run, .f = (*out)->f + k};
+            st = quant_per_tensor(cx, &xs, v[0], v[1], v[2], is_signed, narrow, mode, &ys);
+        }
+        return st;
+    }
     double v[6], bits = NAN, lo = 0, hi = 0;
     operand_walk w = {0};
     for (int64_t k = 0; k < x->count; k++) {
