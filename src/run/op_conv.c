@@ -246,8 +246,13 @@ static void add_bias(const conv_shape *s, const cm_array *b, bool f32, double *y
     for (int64_t n = 0; n < s->n; n++)
         for (int64_t m = 0; m < s->m; m++) {
             double *row = y + (n * s->m + m) * s->p, bias = b->f[m];
-            for (int64_t p = 0; p < s->p; p++)
-                row[p] = f32 ? (double)((float)row[p] + (float)bias) : row[p] + bias;
+            float bias32 = (float)bias;
+            if (f32)
+                for (int64_t p = 0; p < s->p; p++)
+                    row[p] = (double)((float)row[p] + bias32);
+            else
+                for (int64_t p = 0; p < s->p; p++)
+                    row[p] += bias;
         }
 }
 

@@ -87,8 +87,10 @@ static cm_status unary_exact(cm_run_ctx *cx, cm_array **in, int n_in, cm_array *
         cm_status st = cm_run_new(cx, x->dtype, x->rank, x->dims, out);
         if (st != CM_OK)
             return st;
-        for (int64_t k = 0; k < x->count; k++)
-            (*out)->f[k] = x->f[k] > 0 || isnan(x->f[k]) ? x->f[k] : 0.0;
+        const double *xf = x->f;
+        double *yf = (*out)->f;
+        for (int64_t k = 0; k < x->count; k++) /* NaN passes, -0 becomes 0 */
+            yf[k] = xf[k] <= 0 ? 0.0 : xf[k];
         return CM_OK;
     }
     if (n_in < 1 || !in[0] || in[0]->f)

@@ -151,6 +151,17 @@ static cm_status quant_per_tensor(cm_run_ctx *cx, const cm_array *x, double scal
     double inv = 1.0 / scale, magic = 6755399441055744.0;
     bool fast_round = mode == ROUND_HALF_EVEN && hi - zp < 0x1p51 && lo - zp > -0x1p51 &&
                       fabs(zp) < 0x1p51;
+    if (x->f && pow2 && fast_round) { /* the common case, in a loop the compiler can vectorise */
+        const double *xf = x->f;
+        double *yf = y->f;
+        for (int64_t k = 0; k < x->count; k++) {
+            double q = xf[k] * inv + zp;
+            q = q > hi ? hi : q;
+            q = q < lo ? lo : q;
+            yf[k] = ((q + magic) - magic - zp) * scale;
+        }
+        return CM_OK;
+    }
     for (int64_t k = 0; k < x->count; k++) {
         double xv = cm_run_getf(x, k);
         double q = (pow2 ? xv * inv : xv / scale) + zp;
@@ -186,8 +197,12 @@ CM_RUN_KERNEL(cm_run_quant)
      * where none of them varies (all of x for per-tensor, a channel for per-channel):
      * each run is one per-tensor loop. */
     int64_t run = 1;
-    for (int d = x->rank - 1; d >= 0 && o.s[0][d] == 0 && o.s[1][d] == 0 && o.s[2][d] == 0; d--)
+    for (int d = x->rank - 1; d >= 0; d--) {
+        bool varies = x->dims[d] > 1 && (o.s[0][d] || o.s[1][d] || o.s[2][d]);
+        if (varies)
+            break;
         run *= x->dims[d];
+    }
     if (run > 1 || x->count <= 1) {
         for (int64_t k = 0; k < x->count && st == CM_OK; k += run) {
             double v[6];
