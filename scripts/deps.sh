@@ -5,7 +5,7 @@
 # there.
 set -euo pipefail
 packages=(
-  gcc clang cmake make pkg-config
+  gcc g++ clang cmake make pkg-config
   protobuf-c-compiler libprotobuf-c-dev libonnx-dev   # ONNX bindings from onnx.proto
   libjansson-dev                                      # JSON
   libcmocka-dev                                       # unit tests
