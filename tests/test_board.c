@@ -394,17 +394,19 @@ static void test_resource_values(void **state)
     expect_variant_rejected("resources.BRAM", "0", "\"resources.BRAM\"");
     expect_variant_rejected("resources.BRAM", "-140", "\"resources.BRAM\"");
     expect_variant_rejected("resources.URAM", "-1", "\"resources.URAM\" must be 0 or more");
-    /* 2^62 BRAM36 is 2^63 BRAM18, one past INT64_MAX. */
+    /* Counts stay below 2^40 (board.h), in the file's unit: 2^40 - 1 BRAM36 doubles
+     * to a BRAM18 count without overflow. */
     expect_variant_rejected("resources.BRAM", "4611686018427387904",
-                            "\"resources.BRAM\" (4611686018427387904 BRAM36) overflows");
+                            "\"resources.BRAM\" must be greater than 0 and less than 2^40");
     expect_variant_rejected("resources.DSP", "9223372036854775808", "too big integer");
+    expect_variant_rejected("resources.DSP", "9223372036854775807", "less than 2^40");
 
     cm_board b;
-    expect_variant_accepted("resources.BRAM", "4611686018427387903", &b);
-    assert_int_equal(b.resources.bram18, INT64_MAX - 1);
+    expect_variant_accepted("resources.BRAM", "1099511627775", &b);
+    assert_int_equal(b.resources.bram18, 2 * ((INT64_C(1) << 40) - 1));
     expect_variant_accepted("resources.URAM", "0", &b);
-    expect_variant_accepted("resources.DSP", "9223372036854775807", &b);
-    assert_int_equal(b.resources.dsp, INT64_MAX);
+    expect_variant_accepted("resources.DSP", "1099511627775", &b);
+    assert_int_equal(b.resources.dsp, (INT64_C(1) << 40) - 1);
 }
 
 static void test_number_values(void **state)

@@ -113,6 +113,10 @@ typedef struct cm_graph {
     cm_layer *layers; /* topological order */
     int n_outputs;
     int *outputs; /* layer indices that are graph outputs */
+    /* Layers the model file defined but from which no graph output is reachable (dead
+     * branches); the loader removed them before anything was mapped, and counts them
+     * here so that a user can be told. */
+    int n_removed_unreachable;
 } cm_graph;
 
 typedef struct cm_graph_totals {
@@ -135,10 +139,19 @@ cm_status cm_layer_set_inputs(cm_layer *l, const cm_source *inputs, int n, cm_er
  * producer. Layer indices after it shift down by one. */
 cm_status cm_graph_bypass_layer(cm_graph *g, int index, cm_error *err);
 
+/* Removes every layer from which no graph output is reachable, keeping the order of
+ * the rest, and adds their number to g->n_removed_unreachable. */
+cm_status cm_graph_remove_unreachable(cm_graph *g, cm_error *err);
+
 /* The number of layers that consume layer i's output (graph outputs not counted). */
 int cm_graph_consumers(const cm_graph *g, int index, int *first_consumer);
 
+/* Layer count and summed MACs and params; a sum that does not fit 64 bits is
+ * UINT64_MAX (the loader refuses such models, see cm_graph_check_totals). */
 cm_graph_totals cm_graph_totals_of(const cm_graph *g);
+
+/* Fails (CM_EINPUT) when the summed MACs or params overflow 64 bits. */
+cm_status cm_graph_check_totals(const cm_graph *g, cm_error *err);
 
 /* The weight and input-activation bit widths that carry the most MACs over the conv
  * and fc layers: a model's nominal precision ("a4w4") even when its first and last

@@ -49,10 +49,14 @@ typedef struct cm_multi_options {
     int ilp_modes;          /* slow-down levels the ILP chooses from: 1, 3/4, 1/2, 1/4 */
     int burst_length;       /* cycles (words per port cycle) of one slot (eq. 7): 1024 */
     int max_slots;          /* the most slots one round of the hardware scheduler has */
+    double time_limit_s;    /* wall-clock budget of the exploration; 0: the default */
 } cm_multi_options;
 
+/* The exploration's default time limit: the Table III sets take 1-3 s. */
+#define CM_MULTI_DEFAULT_TIME_LIMIT_S 60.0
+
 /* Eq. 5, list scheduler, the board's bandwidth and clock, 16 bits, 10 caps, 8
- * repetitions, 2000 and 48 tasks, 4 ILP modes, bursts of 1024, 64 slots. */
+ * repetitions, 2000 and 48 tasks, 4 ILP modes, bursts of 1024, 64 slots, 60 s. */
 void cm_multi_options_init(cm_multi_options *o);
 
 /* One network to map. */
@@ -148,12 +152,19 @@ typedef struct cm_multi_result {
     cm_multi_schedule schedule;   /* of the chosen joint point */
     cm_resources resources;       /* the engines' sum */
     uint64_t joint_points, joint_feasible, joint_scheduled;
+    uint64_t joint_distinct;      /* fitting points up to permuting copies of a network */
     double front_time_s, schedule_time_s;
+    double time_limit_s;          /* the limit the exploration ran under */
+    bool stopped_early;           /* the limit cut the exploration short: the result is
+                                   * the best found by then, not the search's answer */
 } cm_multi_result;
 
 /* Maps n >= 2 networks. CM_EUSAGE for bad options, CM_EINFEASIBLE when no joint point
  * fits (the message names the resource) or the ILP is asked for a problem too large
- * for it (the message gives the size). */
+ * for it (the message gives the size). The Pareto fronts are always built; the
+ * exploration after them stops at the time limit with the best schedule found so far
+ * (stopped_early). Networks with identical fronts and targets are interchangeable, so
+ * of the joint points that only permute their engines one is scheduled. */
 cm_status cm_multi_map(const cm_multi_input *models, int n, const cm_board *board,
                        const cm_multi_options *o, cm_multi_result **out, cm_error *err);
 void cm_multi_result_free(cm_multi_result *r);
@@ -199,10 +210,46 @@ void cm_multi_slot_shares(const int *slots, int n, double *share);
  * when the port moves words_per_cycle words a cycle and a slot is burst_length cycles. */
 int64_t cm_multi_slot_rounds(int64_t words, int slots, int burst_length, double words_per_cycle);
 
+/* ---- mapping files: what `cnnmap multi` and its design files hold ---- */
+
+#define CM_MULTI_MAX_MODELS 16
+
+/* The files and options a multi design is mapped from. A design file records them as
+ * its "inputs" object, typed fields read as data, so that `export` can map the same
+ * networks again. */
+typedef struct cm_multi_request {
+    char *board;                       /* a built-in board name or a board file */
+    int n_models;
+    char *model[CM_MULTI_MAX_MODELS];  /* ONNX or QONNX files */
+    double fps[CM_MULTI_MAX_MODELS];   /* target frame rates; 0: the most each reaches */
+    cm_multi_options options;
+} cm_multi_request;
+
+void cm_multi_request_init(cm_multi_request *q);   /* no files, default options */
+void cm_multi_request_free(cm_multi_request *q);   /* frees the strings */
+
+/* Loads the board and every model of q and maps them. A file that cannot be loaded is
+ * CM_EINPUT with its own message (naming it); the rest as cm_multi_map. */
+cm_status cm_multi_map_request(const cm_multi_request *q, cm_multi_result **out,
+                               cm_error *err);
+
+/* Reads the "inputs" of a design file written by `multi -o`. Anything missing, of the
+ * wrong type or out of range is CM_EINPUT with a message naming the file and the
+ * field. Relative model and board paths are taken from the design file's folder. */
+cm_status cm_multi_request_read(const char *design_path, cm_multi_request *q, cm_error *err);
+
+/* `export --format report-md` of a multi design file: maps its inputs again and
+ * writes the Markdown report to out_path (whole or not at all). Every failure names
+ * the design file; a design that cannot be read or mapped is CM_EINPUT. */
+cm_status cm_multi_export_report_md(const char *design_path, const char *out_path,
+                                    cm_error *err);
+
 /* ---- reports ---- */
 
-/* The design file written by `multi -o`: engines, schedule and slot table. NULL on
- * out-of-memory; the caller frees it. */
+/* The design file written by `multi -o`: engines, schedule and slot table, and, when
+ * q is given, its inputs (absolute paths). NULL on out-of-memory; the caller frees it. */
+char *cm_multi_design_json_inputs(const cm_multi_result *r, const cm_multi_request *q);
+/* The same without the inputs. */
 char *cm_multi_design_json(const cm_multi_result *r);
 /* A Markdown report with the engines, the schedule and the slot table. */
 char *cm_multi_report_md(const cm_multi_result *r);

@@ -43,7 +43,12 @@ typedef struct cm_overlay_options {
     unsigned algorithms; /* bit (1u << cm_overlay_algorithm) per allowed conv algorithm */
     int wino_m, wino_r;  /* Winograd F(m x m, r x r); DYNAMAP uses F(2x2, 3x3) */
     int array[2];        /* a fixed P_SA1 x P_SA2, or 0 x 0 to size it by Algorithm 1 */
+    double time_limit_s; /* wall-clock budget of the array sizing; 0: the default */
 } cm_overlay_options;
+
+/* Sizing takes milliseconds on the papers' networks; the limit only guards networks of
+ * thousands of distinct layers. */
+#define CM_OVERLAY_DEFAULT_TIME_LIMIT_S 10.0
 
 typedef struct cm_overlay_layer {
     int layer; /* index into the graph's layers */
@@ -77,9 +82,13 @@ typedef struct cm_overlay_result {
     cm_overlay_baseline greedy;
     int cost_graph_vertices;
     int cost_graph_edges;
+    double time_limit_s;
+    bool stopped_early;  /* the time limit ended the array sizing: the array is the best
+                          * of the shapes tried by then */
 } cm_overlay_result;
 
-/* All conv algorithms, Winograd F(2x2, 3x3), the board's DSPs, Algorithm 1 sizing.
+/* All conv algorithms, Winograd F(2x2, 3x3), the board's DSPs, Algorithm 1 sizing
+ * within CM_OVERLAY_DEFAULT_TIME_LIMIT_S.
  * The off-chip data is 8-bit and moves at the board's bandwidth; the clock is the board's. */
 void cm_overlay_options_default(cm_overlay_options *opt);
 

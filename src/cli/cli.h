@@ -40,14 +40,23 @@ extern const char cm_cli_run_usage[];
 struct cm_design;
 struct cm_design_run;
 
-/* Prints a design's summary, node and partition tables, or its JSON object. */
-int cm_cli_print_design(const struct cm_design *d, const struct cm_design_run *run, bool json);
+/* Prints a design's summary, node and partition tables, or its JSON object. With an
+ * `output` path, the design file is written there first, once the figures are known
+ * and before anything is printed, so that a failed write leaves stdout empty. */
+int cm_cli_print_design(const struct cm_design *d, const struct cm_design_run *run, bool json,
+                        const char *output);
+
+/* Writes the design file (nothing when output is NULL); 0 or the exit code, after the
+ * one error line. */
+int cm_cli_save_design(const struct cm_design *d, const struct cm_design_run *run,
+                       const char *output);
 
 /* Prints a design (with the latency-driven alternative where it applies, see
  * latency_report.h; sdf adds its SDF matrices) and then, unless the latency-driven
- * design was chosen, its first violated constraint. Returns the exit code. */
+ * design was chosen, its first violated constraint. With `output`, a design that
+ * succeeds is written there before anything is printed. Returns the exit code. */
 int cm_cli_report_design(const struct cm_design *d, const struct cm_design_run *run, bool json,
-                         bool sdf, const char *origin);
+                         bool sdf, const char *origin, const char *output);
 
 /* When the design breaks a constraint: prints the first violation as the one error
  * line ("cnnmap: ORIGIN: no feasible design: ...") and returns exit code 3; 0 when
@@ -60,6 +69,10 @@ int cm_cli_parse_long(const char *command, const char *name, const char *text, l
                       long *out);
 int cm_cli_parse_double(const char *command, const char *name, const char *text, double lo,
                         double hi, double *out);
+
+/* An output option given an empty name ("-o ''") is a usage error naming the option:
+ * 0 when path is NULL or not empty, else the usage exit code. */
+int cm_cli_check_output(const char *command, const char *option, const char *path);
 
 /* Prints "cnnmap: message" on stderr and returns the status as an exit code. */
 int cm_cli_fail(const cm_error *err);
@@ -75,6 +88,15 @@ bool cm_cli_wants_help(int argc, char **argv, const char *usage);
  * index of its first positional argument. Returns 0 or the usage exit code. */
 int cm_cli_parse_json_flag(int argc, char **argv, const char *command, bool *json,
                            int *first_arg);
+
+/* Building JSON output: jansson refuses a real that is not finite (json_real gives
+ * NULL) and an insertion can fail for memory; unchecked, either would leave a key
+ * silently missing. put and append take v whatever happens and clear *ok on failure;
+ * finish gives o when every step went well, else frees it and gives NULL (which
+ * cm_cli_print_json reports as one line). */
+void cm_cli_json_put(json_t *o, const char *key, json_t *v, bool *ok);
+void cm_cli_json_append(json_t *a, json_t *v, bool *ok);
+json_t *cm_cli_json_finish(json_t *o, bool ok);
 
 /* Prints a JSON object on stdout, one line per key for reading. */
 int cm_cli_print_json(json_t *obj);

@@ -42,7 +42,7 @@ int cm_cli_evaluate(int argc, char **argv)
     cm_design_run run;
     if (cm_design_load(path, &d, &run, &err) != CM_OK)
         return cm_cli_fail(&err);
-    int rc = cm_cli_report_design(d, &run, json, sdf, path);
+    int rc = cm_cli_report_design(d, &run, json, sdf, path, NULL);
     cm_design_free(d);
     return rc;
 }

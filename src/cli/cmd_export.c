@@ -52,6 +52,9 @@ int cm_cli_export(int argc, char **argv)
                                                            : "more than one design given");
     if (!format || !output)
         return cm_cli_usage_error("export", "--format and -o are required");
+    int rc = cm_cli_check_output("export", "-o", output);
+    if (rc != CM_OK)
+        return rc;
     cm_export_format f;
     cm_error err = {0};
     if (cm_export_format_parse(format, &f, &err) != CM_OK)
@@ -63,7 +66,7 @@ int cm_cli_export(int argc, char **argv)
     cm_design_run run;
     if (cm_design_load(path, &d, &run, &err) != CM_OK)
         return cm_cli_fail(&err);
-    int rc = cm_cli_design_violations(d, &run, path);
+    rc = cm_cli_design_violations(d, &run, path);
     if (rc == CM_OK && cm_export(d, f, output, &err) != CM_OK)
         rc = cm_cli_fail(&err);
     cm_design_free(d);

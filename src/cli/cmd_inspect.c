@@ -70,10 +70,11 @@ static json_t *graph_json(const cm_graph *g)
     cm_graph_totals t = cm_graph_totals_of(g);
     int wbits, abits;
     cm_graph_typical_bits(g, &wbits, &abits);
-    return json_pack("{s:s, s:o, s:o, s:{s:i, s:I, s:I, s:i, s:i}}", "model", g->name, "input",
-                     shape_json(g->inputs[0].shape), "layers", layers, "totals", "layers",
-                     t.layers, "macs", (json_int_t)t.macs, "params", (json_int_t)t.params,
-                     "weight_bits", wbits, "act_bits", abits);
+    return json_pack("{s:s, s:o, s:o, s:{s:i, s:I, s:I, s:i, s:i, s:i}}", "model", g->name,
+                     "input", shape_json(g->inputs[0].shape), "layers", layers, "totals",
+                     "layers", t.layers, "macs", (json_int_t)t.macs, "params",
+                     (json_int_t)t.params, "weight_bits", wbits, "act_bits", abits,
+                     "removed_unreachable", g->n_removed_unreachable);
 }
 
 static const char *bits_text(cm_quant q, char *buf, size_t size)
@@ -108,6 +109,9 @@ static void print_table(const cm_graph *g)
     printf("\ntotal: %d layers, %" PRIu64 " MACs (%.3f G), %" PRIu64 " parameters (%.3f M), "
            "weights %d-bit, activations %d-bit\n",
            t.layers, t.macs, (double)t.macs / 1e9, t.params, (double)t.params / 1e6, wbits, abits);
+    if (g->n_removed_unreachable)
+        printf("removed: %d layer%s whose output reaches no graph output\n",
+               g->n_removed_unreachable, g->n_removed_unreachable == 1 ? "" : "s");
     printf("(bits: f32 = unquantised float; abits are the activations entering the layer)\n");
 }
 

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cnnmap/board.h>
-#include <cnnmap/model.h>
 #include <cnnmap/multi.h>
 
 #include "cli/cli.h"
@@ -20,7 +18,8 @@
 const char cm_cli_multi_usage[] =
     "usage: cnnmap multi --board BOARD --model MODEL[:FPS] --model MODEL[:FPS] ...\n"
     "                    [--objective fps|throughput] [--bandwidth GBPS]\n"
-    "                    [--scheduler list|ilp] [-o DESIGN.json] [--report-md PATH] [--json]\n\n"
+    "                    [--scheduler list|ilp] [--time-limit S] [-o DESIGN.json]\n"
+    "                    [--report-md PATH] [--json]\n\n"
     "Maps several networks onto one FPGA, one streaming engine each (f-CNNx, FPL 2018).\n"
     "Each network's latency-resource Pareto front comes from the latency-driven\n"
     "fpgaConvNet flow under scaled-down copies of the board; every combination of engines\n"
@@ -39,21 +38,17 @@ const char cm_cli_multi_usage[] =
     "  --scheduler S        list (default): list scheduling with slow-down search; ilp:\n"
     "                       exact, for small problems (refused beyond 48 subgraph runs\n"
     "                       per period)\n"
-    "  -o DESIGN.json       write the design: engines, schedule and slot table\n"
+    "  --time-limit S       seconds the exploration may take (default 60); when it runs\n"
+    "                       out, the best design found so far is reported and marked as\n"
+    "                       stopped early\n"
+    "  -o DESIGN.json       write the design: engines, schedule, slot table and inputs\n"
     "  --report-md PATH     write a Markdown report with the slot table\n"
     "  --json               print the object of cli.md instead of the tables\n";
 
-#define MAX_MODELS 16
-
 typedef struct multi_args {
-    const char *board;
-    int n;
-    char *path[MAX_MODELS];
-    double fps[MAX_MODELS];
-    cm_multi_options opt;
+    cm_multi_request q;
     const char *out, *report;
     bool json;
-    bool silent; /* export: write the report only */
 } multi_args;
 
 static int usage(const char *fmt, const char *arg)
@@ -64,7 +59,8 @@ static int usage(const char *fmt, const char *arg)
 /* MODEL[:FPS]: the text after the last ':' is a frame rate unless it holds a '/'. */
 static int parse_model(const char *text, multi_args *a)
 {
-    if (a->n == MAX_MODELS)
+    cm_multi_request *q = &a->q;
+    if (q->n_models == CM_MULTI_MAX_MODELS)
         return usage("at most 16 models, not more ('%s')", text);
     const char *colon = strrchr(text, ':');
     size_t len = colon && !strchr(colon, '/') ? (size_t)(colon - text) : strlen(text);
@@ -77,20 +73,21 @@ static int parse_model(const char *text, multi_args *a)
     }
     if (len == 0)
         return usage("--model expects MODEL[:FPS], not '%s'", text);
-    if (!(a->path[a->n] = strndup(text, len)))
+    if (!(q->model[q->n_models] = strndup(text, len)))
         return CM_EINTERNAL;
-    a->fps[a->n++] = fps;
+    q->fps[q->n_models++] = fps;
     return CM_OK;
 }
 
 static int parse_choice(int c, const char *arg, multi_args *a)
 {
+    cm_multi_options *o = &a->q.options;
     if (c == 'O' && (!strcmp(arg, "fps") || !strcmp(arg, "throughput"))) {
-        a->opt.objective = arg[0] == 'f' ? CM_MULTI_FPS : CM_MULTI_THROUGHPUT;
+        o->objective = arg[0] == 'f' ? CM_MULTI_FPS : CM_MULTI_THROUGHPUT;
         return CM_OK;
     }
     if (c == 'S' && (!strcmp(arg, "list") || !strcmp(arg, "ilp"))) {
-        a->opt.scheduler = arg[0] == 'l' ? CM_MULTI_LIST : CM_MULTI_ILP;
+        o->scheduler = arg[0] == 'l' ? CM_MULTI_LIST : CM_MULTI_ILP;
         return CM_OK;
     }
     return usage(c == 'O' ? "--objective is fps or throughput, not '%s'"
@@ -101,15 +98,19 @@ static int parse_option(int c, const char *arg, multi_args *a)
 {
     switch (c) {
     case 'b':
-        a->board = arg;
-        return CM_OK;
+        free(a->q.board);
+        return (a->q.board = strdup(arg)) ? CM_OK : CM_EINTERNAL;
     case 'm':
         return parse_model(arg, a);
     case 'O':
     case 'S':
         return parse_choice(c, arg, a);
     case 'w':
-        return cm_cli_parse_double("multi", "--bandwidth", arg, 1e-6, 1e6, &a->opt.bandwidth_gbps);
+        return cm_cli_parse_double("multi", "--bandwidth", arg, 1e-6, 1e6,
+                                   &a->q.options.bandwidth_gbps);
+    case 't':
+        return cm_cli_parse_double("multi", "--time-limit", arg, 1e-3, 1e6,
+                                   &a->q.options.time_limit_s);
     case 'o':
         a->out = arg;
         return CM_OK;
@@ -128,8 +129,8 @@ static int parse_args(int argc, char **argv, multi_args *a)
         {"board", required_argument, NULL, 'b'},     {"model", required_argument, NULL, 'm'},
         {"objective", required_argument, NULL, 'O'}, {"bandwidth", required_argument, NULL, 'w'},
         {"scheduler", required_argument, NULL, 'S'}, {"report-md", required_argument, NULL, 'r'},
-        {"json", no_argument, NULL, 'j'},            {NULL, 0, NULL, 0}};
-    cm_multi_options_init(&a->opt);
+        {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'j'},
+        {NULL, 0, NULL, 0}};
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
@@ -142,20 +143,15 @@ static int parse_args(int argc, char **argv, multi_args *a)
     }
     if (optind != argc)
         return usage("takes no positional arguments ('%s'); use --model", argv[optind]);
-    if (!a->board)
+    if (!a->q.board)
         return cm_cli_usage_error("multi", "--board is required");
-    if (a->n < 2)
-        return cm_cli_usage_error("multi", "needs at least two --model options, not %d", a->n);
+    if (a->q.n_models < 2)
+        return cm_cli_usage_error("multi", "needs at least two --model options, not %d",
+                                  a->q.n_models);
     return CM_OK;
 }
 
 /* ---- output ---- */
-
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
 
 static json_t *models_json(const cm_multi_result *r, bool baseline)
 {
@@ -175,6 +171,20 @@ static json_t *models_json(const cm_multi_result *r, bool baseline)
     return a;
 }
 
+/* The keys of a search the time limit cut short; a finished search prints only the
+ * keys of cli.md (scripts compare the key set). */
+static void put_stopped(json_t *o, const cm_multi_result *r)
+{
+    if (!o || !r->stopped_early)
+        return;
+    char text[160];
+    snprintf(text, sizeof text, "the time limit of %g s stopped the exploration; this is the "
+             "best design found by then", r->time_limit_s);
+    json_object_set_new(o, "time_limit_s", json_real(r->time_limit_s));
+    json_object_set_new(o, "stopped_early", json_true());
+    json_object_set_new(o, "warnings", json_pack("[s]", text));
+}
+
 static json_t *result_json(const cm_multi_result *r, double time_s)
 {
     json_t *sched = json_array();
@@ -187,10 +197,13 @@ static json_t *result_json(const cm_multi_result *r, double time_s)
     }
     json_t *base = json_pack("{s:f, s:o}", "objective_value", r->baseline_objective_value,
                              "models", models_json(r, true));
-    return json_pack("{s:s, s:s, s:f, s:f, s:o, s:o, s:o, s:f}", "board", r->board, "objective",
-                     cm_multi_objective_name(r->objective), "objective_value", r->objective_value,
-                     "bandwidth_gbps", r->bandwidth_gbps, "models", models_json(r, false),
-                     "baseline", base, "schedule", sched, "time_s", time_s);
+    json_t *o = json_pack("{s:s, s:s, s:f, s:f, s:o, s:o, s:o, s:f}", "board", r->board,
+                          "objective", cm_multi_objective_name(r->objective), "objective_value",
+                          r->objective_value, "bandwidth_gbps", r->bandwidth_gbps, "models",
+                          models_json(r, false), "baseline", base, "schedule", sched, "time_s",
+                          time_s);
+    put_stopped(o, r);
+    return o;
 }
 
 static void print_models(const cm_multi_result *r)
@@ -234,9 +247,12 @@ static void print_table(const cm_multi_result *r, double time_s)
            r->objective_value, r->baseline_objective_value);
     printf("resources DSP %lld, BRAM18 %lld, LUT %lld, FF %lld\n", (long long)r->resources.dsp,
            (long long)r->resources.bram18, (long long)r->resources.lut, (long long)r->resources.ff);
-    printf("joint design points %llu (%llu fit, %llu scheduled), %.2f s\n",
+    printf("joint design points %llu (%llu fit, %llu distinct, %llu scheduled), %.2f s\n",
            (unsigned long long)r->joint_points, (unsigned long long)r->joint_feasible,
-           (unsigned long long)r->joint_scheduled, time_s);
+           (unsigned long long)r->joint_distinct, (unsigned long long)r->joint_scheduled, time_s);
+    if (r->stopped_early)
+        printf("stopped early: the time limit of %g s ended the exploration; this is the best "
+               "design found by then (--time-limit)\n", r->time_limit_s);
     print_models(r);
     print_schedule(r);
 }
@@ -249,63 +265,14 @@ static int write_text(const char *path, char *text)
     return st == CM_OK ? CM_OK : cm_cli_fail(&err);
 }
 
-/* The command's inputs as options, with absolute paths, so that `export --format
- * report-md` can map the same networks again (the mapping is deterministic). */
-static json_t *inputs_json(const multi_args *a)
-{
-    json_t *args = json_array();
-    cm_board board;
-    char *abs = NULL;
-    bool builtin = cm_board_builtin(a->board, &board, NULL) == CM_OK;
-    if (!builtin)
-        abs = realpath(a->board, NULL);
-    json_array_append_new(args, json_string("--board"));
-    json_array_append_new(args, json_string(builtin ? board.name : abs ? abs : a->board));
-    free(abs);
-    for (int i = 0; i < a->n; i++) {
-        char *path = realpath(a->path[i], NULL), text[4200];
-        if (a->fps[i] > 0)
-            snprintf(text, sizeof text, "%s:%.17g", path ? path : a->path[i], a->fps[i]);
-        else
-            snprintf(text, sizeof text, "%s", path ? path : a->path[i]);
-        free(path);
-        json_array_append_new(args, json_string("--model"));
-        json_array_append_new(args, json_string(text));
-    }
-    char bw[64];
-    snprintf(bw, sizeof bw, "%.17g", a->opt.bandwidth_gbps);
-    const char *pairs[][2] = {{"--objective", cm_multi_objective_name(a->opt.objective)},
-                              {"--scheduler", a->opt.scheduler == CM_MULTI_ILP ? "ilp" : "list"},
-                              {"--bandwidth", a->opt.bandwidth_gbps > 0 ? bw : NULL}};
-    for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++)
-        if (pairs[k][1]) {
-            json_array_append_new(args, json_string(pairs[k][0]));
-            json_array_append_new(args, json_string(pairs[k][1]));
-        }
-    return args;
-}
-
-static char *design_text(const multi_args *a, const cm_multi_result *r)
-{
-    char *text = cm_multi_design_json(r);
-    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
-    free(text);
-    if (!o)
-        return NULL;
-    json_object_set_new(o, "inputs", inputs_json(a));
-    text = json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-    json_decref(o);
-    return text;
-}
-
 static int report(const multi_args *a, const cm_multi_result *r, double time_s)
 {
     int rc = CM_OK;
     if (a->out)
-        rc = write_text(a->out, design_text(a, r));
+        rc = write_text(a->out, cm_multi_design_json_inputs(r, &a->q));
     if (rc == CM_OK && a->report)
         rc = write_text(a->report, cm_multi_report_md(r));
-    if (rc != CM_OK || a->silent)
+    if (rc != CM_OK)
         return rc;
     if (a->json)
         return cm_cli_print_json(result_json(r, time_s));
@@ -313,91 +280,31 @@ static int report(const multi_args *a, const cm_multi_result *r, double time_s)
     return fflush(stdout) == 0 ? CM_OK : CM_EINTERNAL;
 }
 
-/* ---- running ---- */
-
-static int load_models(const multi_args *a, cm_graph **g, cm_multi_input *in)
+int cm_cli_multi(int argc, char **argv)
 {
-    for (int i = 0; i < a->n; i++) {
-        cm_error err = {0};
-        if (cm_model_load(a->path[i], &g[i], &err) != CM_OK)
-            return cm_cli_fail(&err);
-        in[i] = (cm_multi_input){g[i], base_name(a->path[i]), a->fps[i]};
-    }
-    return CM_OK;
-}
-
-static int run(const multi_args *a, const cm_board *board)
-{
-    cm_graph *g[MAX_MODELS] = {0};
-    cm_multi_input in[MAX_MODELS];
-    int rc = load_models(a, g, in);
+    multi_args a;
+    memset(&a, 0, sizeof a);
+    cm_multi_request_init(&a.q);
+    int rc = parse_args(argc, argv, &a);
     if (rc == CM_OK) {
         cm_error err = {0};
         cm_multi_result *r = NULL;
         double t0 = cm_seconds_now();
-        cm_status st = cm_multi_map(in, a->n, board, &a->opt, &r, &err);
+        cm_status st = cm_multi_map_request(&a.q, &r, &err);
         if (st == CM_EUSAGE)
             rc = cm_cli_usage_error("multi", "%s", err.message);
         else if (st != CM_OK)
             rc = cm_cli_fail(&err);
         else
-            rc = report(a, r, cm_seconds_now() - t0);
+            rc = report(&a, r, cm_seconds_now() - t0);
         cm_multi_result_free(r);
     }
-    for (int i = 0; i < a->n; i++)
-        cm_graph_free(g[i]);
-    return rc;
-}
-
-int cm_cli_multi(int argc, char **argv)
-{
-    multi_args a;
-    memset(&a, 0, sizeof a);
-    int rc = parse_args(argc, argv, &a);
-    if (rc == CM_OK) {
-        cm_error err = {0};
-        cm_board board;
-        if (cm_board_resolve(a.board, &board, &err) != CM_OK)
-            rc = cm_cli_fail(&err);
-        else
-            rc = run(&a, &board);
-    }
-    for (int i = 0; i < a.n; i++)
-        free(a.path[i]);
+    cm_multi_request_free(&a.q);
     return rc;
 }
 
 int cm_cli_multi_export_md(const char *design_path, const char *out)
 {
-    json_error_t jerr;
-    json_t *root = json_load_file(design_path, 0, &jerr);
-    json_t *inputs = json_object_get(root, "inputs");
-    if (!json_is_array(inputs) || json_array_size(inputs) > 2 * MAX_MODELS + 16) {
-        json_decref(root);
-        fprintf(stderr, "cnnmap: %s: a multi design file without its inputs (write it again "
-                        "with 'cnnmap multi -o')\n", design_path);
-        return CM_EINPUT;
-    }
-    char *argv[2 * MAX_MODELS + 20];
-    int argc = 0;
-    argv[argc++] = "multi";
-    for (size_t i = 0; i < json_array_size(inputs); i++) {
-        const char *v = json_string_value(json_array_get(inputs, i));
-        argv[argc++] = (char *)(v ? v : "");
-    }
-    multi_args a;
-    memset(&a, 0, sizeof a);
-    optind = 1;
-    int rc = parse_args(argc, argv, &a);
-    if (rc == CM_OK) {
-        a.report = out;
-        a.silent = true;
-        cm_error err = {0};
-        cm_board board;
-        rc = cm_board_resolve(a.board, &board, &err) == CM_OK ? run(&a, &board) : cm_cli_fail(&err);
-    }
-    for (int i = 0; i < a.n; i++)
-        free(a.path[i]);
-    json_decref(root);
-    return rc;
+    cm_error err = {0};
+    return cm_multi_export_report_md(design_path, out, &err) == CM_OK ? CM_OK : cm_cli_fail(&err);
 }

@@ -149,7 +149,7 @@ static int parse_args(int argc, char **argv, optimise_args *a)
     if (!a->board)
         return cm_cli_usage_error("optimise", "--board is required");
     a->model = argv[optind];
-    return CM_OK;
+    return cm_cli_check_output("optimise", "-o", a->output);
 }
 
 /* Design files record the model by absolute path, so they work from any folder. */
@@ -217,9 +217,7 @@ int cm_cli_optimise(int argc, char **argv)
         cm_design_free(d);
         return cm_cli_fail(&err);
     }
-    rc = cm_cli_report_design(d, &run, a.json, a.sdf, a.model);
-    if (rc == CM_OK && a.output && cm_design_save(d, &run, a.output, &err) != CM_OK)
-        rc = cm_cli_fail(&err);
+    rc = cm_cli_report_design(d, &run, a.json, a.sdf, a.model, a.output);
     cm_design_free(d);
     return rc;
 }

@@ -160,161 +160,182 @@ static void print_choice(const outcome *o)
 
 static json_t *matrix_json(const cm_latency_design *ld, const double *m)
 {
+    bool ok = true;
     json_t *rows = json_array();
     for (int r = 0; r < ld->n_arcs; r++) {
         json_t *row = json_array();
         for (int c = 0; c < ld->n_nodes; c++)
-            json_array_append_new(row, json_real(m[r * ld->n_nodes + c]));
-        json_array_append_new(rows, row);
+            cm_cli_json_append(row, json_real(m[r * ld->n_nodes + c]), &ok);
+        cm_cli_json_append(rows, row, &ok);
     }
-    return rows;
+    return cm_cli_json_finish(rows, ok);
 }
 
 static json_t *ints_json(const int *v, int n)
 {
+    bool ok = true;
     json_t *a = json_array();
     for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_integer(v[i]));
-    return a;
+        cm_cli_json_append(a, json_integer(v[i]), &ok);
+    return cm_cli_json_finish(a, ok);
 }
 
 static json_t *sdf_json(const cm_latency_design *ld)
 {
+    bool ok = true;
     json_t *o = json_object(), *nodes = json_array(), *subs = json_array();
     for (int c = 0; c < ld->n_nodes; c++)
-        json_array_append_new(nodes, json_string(ld->node_names[c]));
-    json_object_set_new(o, "nodes", nodes);
-    json_object_set_new(o, "gamma", matrix_json(ld, ld->gamma));
+        cm_cli_json_append(nodes, json_string(ld->node_names[c]), &ok);
+    cm_cli_json_put(o, "nodes", nodes, &ok);
+    cm_cli_json_put(o, "gamma", matrix_json(ld, ld->gamma), &ok);
     for (int s = 0; s < ld->n_subgraphs; s++) {
         const cm_latency_subgraph *x = &ld->subgraphs[s];
         json_t *j = json_object();
-        json_object_set_new(j, "columns", ints_json(x->column, x->n_columns));
-        json_object_set_new(j, "shift", ints_json(x->shift, x->n_columns));
-        json_object_set_new(j, "workload", matrix_json(ld, x->workload));
-        json_object_set_new(j, "ii", matrix_json(ld, x->ii));
-        json_array_append_new(subs, j);
+        cm_cli_json_put(j, "columns", ints_json(x->column, x->n_columns), &ok);
+        cm_cli_json_put(j, "shift", ints_json(x->shift, x->n_columns), &ok);
+        cm_cli_json_put(j, "workload", matrix_json(ld, x->workload), &ok);
+        cm_cli_json_put(j, "ii", matrix_json(ld, x->ii), &ok);
+        cm_cli_json_append(subs, j, &ok);
     }
-    json_object_set_new(o, "subgraphs", subs);
-    return o;
+    cm_cli_json_put(o, "subgraphs", subs, &ok);
+    return cm_cli_json_finish(o, ok);
 }
 
 static json_t *block_json(const cm_latency_block *x)
 {
+    bool ok = true;
     json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(x->name));
-    json_object_set_new(o, "kind", json_string(cm_latency_block_kind_name(x->kind)));
-    json_object_set_new(o, "coarse", json_integer(x->coarse));
-    json_object_set_new(o, "macc", json_integer(x->macc));
-    json_object_set_new(o, "kernel", ints_json(x->kernel, 2));
-    json_object_set_new(o, "bank_bram18", json_integer(x->bank_bram));
-    json_object_set_new(o, "layers", json_integer(x->n_layers));
-    json_object_set_new(o, "resources", cm_resources_json(&x->res, false));
-    return o;
+    cm_cli_json_put(o, "name", json_string(x->name), &ok);
+    cm_cli_json_put(o, "kind", json_string(cm_latency_block_kind_name(x->kind)), &ok);
+    cm_cli_json_put(o, "coarse", json_integer(x->coarse), &ok);
+    cm_cli_json_put(o, "macc", json_integer(x->macc), &ok);
+    cm_cli_json_put(o, "kernel", ints_json(x->kernel, 2), &ok);
+    cm_cli_json_put(o, "bank_bram18", json_integer(x->bank_bram), &ok);
+    cm_cli_json_put(o, "layers", json_integer(x->n_layers), &ok);
+    cm_cli_json_put(o, "resources", cm_resources_json(&x->res, false), &ok);
+    return cm_cli_json_finish(o, ok);
 }
 
 static json_t *subgraph_json(const cm_design *d, const cm_latency_subgraph *x)
 {
+    bool ok = true;
     json_t *o = json_object();
-    json_object_set_new(o, "first", json_string(layer_name(d, x->first_layer)));
-    json_object_set_new(o, "last", json_string(layer_name(d, x->last_layer)));
-    json_object_set_new(o, "fold", json_integer(x->fold));
-    json_object_set_new(o, "folds", json_integer(x->folds));
-    json_object_set_new(o, "ii_cycles", json_real(x->ii_max_cycles));
-    json_object_set_new(o, "depth_cycles", json_real(x->depth_cycles));
-    json_object_set_new(o, "exec_s", json_real(x->exec_s));
-    json_object_set_new(o, "weights_s", json_real(x->weights_s));
-    json_object_set_new(o, "weight_words", json_integer(x->weight_words));
-    return o;
+    cm_cli_json_put(o, "first", json_string(layer_name(d, x->first_layer)), &ok);
+    cm_cli_json_put(o, "last", json_string(layer_name(d, x->last_layer)), &ok);
+    cm_cli_json_put(o, "fold", json_integer(x->fold), &ok);
+    cm_cli_json_put(o, "folds", json_integer(x->folds), &ok);
+    cm_cli_json_put(o, "ii_cycles", json_real(x->ii_max_cycles), &ok);
+    cm_cli_json_put(o, "depth_cycles", json_real(x->depth_cycles), &ok);
+    cm_cli_json_put(o, "exec_s", json_real(x->exec_s), &ok);
+    cm_cli_json_put(o, "weights_s", json_real(x->weights_s), &ok);
+    cm_cli_json_put(o, "weight_words", json_integer(x->weight_words), &ok);
+    return cm_cli_json_finish(o, ok);
 }
 
 static json_t *latency_json(const cm_design *d, const outcome *o, bool sdf)
 {
+    bool ok = true;
     json_t *j = json_object();
     if (o->status != CM_OK && o->status != CM_EINFEASIBLE) {
-        json_object_set_new(j, "available", json_false());
-        json_object_set_new(j, "message", json_string(o->err.message));
-        return j;
+        cm_cli_json_put(j, "available", json_false(), &ok);
+        cm_cli_json_put(j, "message", json_string(o->err.message), &ok);
+        return cm_cli_json_finish(j, ok);
     }
     const cm_latency_design *ld = &o->ld;
     json_t *blocks = json_array(), *subs = json_array(), *fin = json_object();
-    json_object_set_new(j, "feasible", json_boolean(ld->feasible));
-    json_object_set_new(j, "latency_s", json_real(ld->latency_s));
-    json_object_set_new(j, "exec_s", json_real(ld->exec_s));
-    json_object_set_new(j, "weights_s", json_real(ld->weights_s));
-    json_object_set_new(j, "gops", json_real(ld->gops));
-    json_object_set_new(j, "peak_gops", json_real(ld->peak_gops));
-    json_object_set_new(j, "dsp_use", json_real(cm_design_board(d)->resources.dsp
-        ? (double)ld->resources.dsp / (double)cm_design_board(d)->resources.dsp : 0.0));
-    json_object_set_new(j, "resources", cm_resources_json(&ld->resources, false));
-    json_object_set_new(j, "bandwidth_gbps", json_real(ld->bandwidth_gbps));
+    cm_cli_json_put(j, "feasible", json_boolean(ld->feasible), &ok);
+    cm_cli_json_put(j, "latency_s", json_real(ld->latency_s), &ok);
+    cm_cli_json_put(j, "exec_s", json_real(ld->exec_s), &ok);
+    cm_cli_json_put(j, "weights_s", json_real(ld->weights_s), &ok);
+    cm_cli_json_put(j, "gops", json_real(ld->gops), &ok);
+    cm_cli_json_put(j, "peak_gops", json_real(ld->peak_gops), &ok);
+    cm_cli_json_put(j, "dsp_use", json_real(cm_design_board(d)->resources.dsp
+        ? (double)ld->resources.dsp / (double)cm_design_board(d)->resources.dsp : 0.0), &ok);
+    cm_cli_json_put(j, "resources", cm_resources_json(&ld->resources, false), &ok);
+    cm_cli_json_put(j, "bandwidth_gbps", json_real(ld->bandwidth_gbps), &ok);
     for (int b = 0; b < ld->n_blocks; b++)
-        json_array_append_new(blocks, block_json(&ld->blocks[b]));
-    json_object_set_new(j, "blocks", blocks);
+        cm_cli_json_append(blocks, block_json(&ld->blocks[b]), &ok);
+    cm_cli_json_put(j, "blocks", blocks, &ok);
     for (int s = 0; s < ld->n_subgraphs; s++)
-        json_array_append_new(subs, subgraph_json(d, &ld->subgraphs[s]));
-    json_object_set_new(j, "schedule", subs);
+        cm_cli_json_append(subs, subgraph_json(d, &ld->subgraphs[s]), &ok);
+    cm_cli_json_put(j, "schedule", subs, &ok);
     for (int i = 0; i < ld->n_layers; i++)
         if (ld->fin[i] > 1)
-            json_object_set_new(fin, layer_name(d, i), json_integer(ld->fin[i]));
-    json_object_set_new(j, "fin", fin);
-    json_object_set_new(j, "evaluations", json_integer((json_int_t)ld->evaluations));
-    json_object_set_new(j, "time_s", json_real(ld->time_s));
+            cm_cli_json_put(fin, layer_name(d, i), json_integer(ld->fin[i]), &ok);
+    cm_cli_json_put(j, "fin", fin, &ok);
+    cm_cli_json_put(j, "evaluations", json_integer((json_int_t)ld->evaluations), &ok);
+    cm_cli_json_put(j, "time_s", json_real(ld->time_s), &ok);
     if (sdf)
-        json_object_set_new(j, "sdf", sdf_json(ld));
-    return j;
+        cm_cli_json_put(j, "sdf", sdf_json(ld), &ok);
+    return cm_cli_json_finish(j, ok);
 }
 
-/* The top-level figures become the chosen design's; the throughput-driven ones move. */
-static void adopt_latency(json_t *obj, const cm_design *d, const outcome *o)
+/* The top-level figures become the chosen design's; the throughput-driven ones move.
+ * False when a figure could not be put (out of memory, or not finite). */
+static bool adopt_latency(json_t *obj, const outcome *o)
 {
+    static const char *const moved[] = {"latency_s", "gops", "partitions", "feasible",
+                                        "resources"};
+    bool ok = true;
     json_t *t = json_object();
-    json_object_set(t, "latency_s", json_object_get(obj, "latency_s"));
-    json_object_set(t, "gops", json_object_get(obj, "gops"));
-    json_object_set(t, "partitions", json_object_get(obj, "partitions"));
-    json_object_set(t, "feasible", json_object_get(obj, "feasible"));
-    json_object_set(t, "resources", json_object_get(obj, "resources"));
-    json_object_set_new(obj, "throughput_driven", t);
+    for (size_t i = 0; i < sizeof moved / sizeof moved[0]; i++)
+        if (json_object_set(t, moved[i], json_object_get(obj, moved[i])) != 0)
+            ok = false;
+    cm_cli_json_put(obj, "throughput_driven", t, &ok);
     const cm_latency_design *ld = &o->ld;
-    json_object_set_new(obj, "feasible", json_true());
-    json_object_set_new(obj, "latency_s", json_real(ld->latency_s));
-    json_object_set_new(obj, "latency_cycles", json_real(ld->latency_s * ld->clock_mhz * 1e6));
-    json_object_set_new(obj, "throughput_fps", json_real(ld->batch / ld->latency_s));
-    json_object_set_new(obj, "gops", json_real(ld->gops));
-    json_object_set_new(obj, "partitions", json_integer(1));
-    json_object_set_new(obj, "resources", cm_resources_json(&ld->resources, true));
-    (void)d;
+    cm_cli_json_put(obj, "feasible", json_true(), &ok);
+    cm_cli_json_put(obj, "latency_s", json_real(ld->latency_s), &ok);
+    cm_cli_json_put(obj, "latency_cycles", json_real(ld->latency_s * ld->clock_mhz * 1e6), &ok);
+    cm_cli_json_put(obj, "throughput_fps", json_real(ld->batch / ld->latency_s), &ok);
+    cm_cli_json_put(obj, "gops", json_real(ld->gops), &ok);
+    cm_cli_json_put(obj, "partitions", json_integer(1), &ok);
+    cm_cli_json_put(obj, "resources", cm_resources_json(&ld->resources, true), &ok);
+    return ok;
 }
 
-static int print_json(const cm_design *d, const cm_design_run *run, const outcome *o, bool sdf)
+static int print_json(const cm_design *d, const cm_design_run *run, const outcome *o, bool sdf,
+                      const char *output)
 {
     json_t *obj = cm_design_report_json(d, run);
     if (!obj)
         return cm_cli_print_json(NULL);
-    if (o->chose_latency)
-        adopt_latency(obj, d, o);
-    json_object_set_new(obj, "chosen",
-                        json_string(o->chose_latency ? "latency_driven" : "throughput_driven"));
-    json_object_set_new(obj, "latency_driven", latency_json(d, o, sdf));
+    bool ok = !o->chose_latency || adopt_latency(obj, o);
+    cm_cli_json_put(obj, "chosen",
+                    json_string(o->chose_latency ? "latency_driven" : "throughput_driven"), &ok);
+    cm_cli_json_put(obj, "latency_driven", latency_json(d, o, sdf), &ok);
+    if (!(obj = cm_cli_json_finish(obj, ok)))
+        return cm_cli_print_json(NULL);
+    int rc = cm_cli_save_design(d, run, output);
+    if (rc != CM_OK) {
+        json_decref(obj);
+        return rc;
+    }
     return cm_cli_print_json(obj);
 }
 
 int cm_cli_latency_report(const cm_design *d, const cm_design_run *run,
                           const cm_cli_latency_args *a, bool *chose_latency)
 {
+    cm_violation v;
     *chose_latency = false;
+    bool partitioned_ok = cm_design_check(d, &v, 1) == 0;
     if (!a->weights_reloading)
-        return cm_cli_print_design(d, run, a->json);
+        return cm_cli_print_design(d, run, a->json, partitioned_ok ? a->output : NULL);
     outcome o;
     run_flow(d, &o);
     *chose_latency = o.chose_latency;
+    /* Written only when the command succeeds: the chosen design is feasible. */
+    const char *output = o.chose_latency || partitioned_ok ? a->output : NULL;
     int rc;
     if (a->json) {
-        rc = print_json(d, run, &o, a->sdf);
+        rc = print_json(d, run, &o, a->sdf, output);
     } else {
-        rc = cm_cli_print_design(d, run, false);
-        print_section(d, &o, a->sdf);
-        print_choice(&o);
-        rc = rc == CM_OK && fflush(stdout) != 0 ? CM_EINTERNAL : rc;
+        rc = cm_cli_print_design(d, run, false, output);
+        if (rc == CM_OK) {
+            print_section(d, &o, a->sdf);
+            print_choice(&o);
+            rc = fflush(stdout) != 0 ? CM_EINTERNAL : rc;
+        }
     }
     cm_latency_design_free(&o.ld);
     return rc;

@@ -141,7 +141,7 @@ static int parse_args(int argc, char **argv, n2_args *a)
     a->model = argv[optind];
     if (a->o.batch == 0)
         a->o.batch = a->latency ? 1 : 256;
-    return CM_OK;
+    return cm_cli_check_output(cmd, "-o", a->output);
 }
 
 /* ---- the report ---- */
@@ -326,7 +326,9 @@ static void print_human(const n2_report *rep)
 static int write_report(const n2_report *rep, const char *path)
 {
     json_t *o = report_json(rep);
-    char *text = o ? json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
+    if (!o)
+        return cm_cli_print_json(NULL); /* its one line says why */
+    char *text = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     json_decref(o);
     cm_error err = {0};
     cm_status st = text ? cm_write_file_atomic(path, text, strlen(text), &err) : cm_error_nomem(&err);

@@ -33,6 +33,8 @@ const char cm_cli_overlay_usage[] =
     "  --dsp-limit N      DSPs the array may use, one per PE (default: the board's)\n"
     "  --algorithms LIST  comma-separated subset of im2col,kn2row,winograd (default: all)\n"
     "  --array P1xP2      use this array shape instead of sizing one\n"
+    "  --time-limit S     seconds the array sizing may take (default 10); when it runs\n"
+    "                     out, the best shape tried so far is used and the output says so\n"
     "  --json             print the object of cli.md instead of the table; layers off the\n"
     "                     array (pooling) have null dataflow and utilisation, a baseline\n"
     "                     whose algorithm was not allowed is null\n";
@@ -79,6 +81,9 @@ static int parse_option(int c, const char *arg, overlay_args *a)
         return CM_OK;
     case 'r':
         return parse_array(arg, a->opt.array);
+    case 't':
+        return cm_cli_parse_double("overlay", "--time-limit", arg, 1e-3, 1e6,
+                                   &a->opt.time_limit_s);
     case 'j':
         a->json = true;
         return CM_OK;
@@ -92,7 +97,8 @@ static int parse_args(int argc, char **argv, overlay_args *a)
     static const struct option options[] = {
         {"board", required_argument, NULL, 'b'},      {"dsp-limit", required_argument, NULL, 'd'},
         {"algorithms", required_argument, NULL, 'a'}, {"array", required_argument, NULL, 'r'},
-        {"json", no_argument, NULL, 'j'},             {NULL, 0, NULL, 0}};
+        {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'j'},
+        {NULL, 0, NULL, 0}};
     cm_overlay_options_default(&a->opt);
     opterr = 0;
     int c;
@@ -115,6 +121,8 @@ static int parse_args(int argc, char **argv, overlay_args *a)
 
 /* ---- output ---- */
 
+#define STOPPED_TEXT "the time limit ended the array sizing; the array is the best shape tried by then"
+
 static json_t *real_or_null(bool present, double v)
 {
     return present ? json_real(v) : json_null();
@@ -123,44 +131,51 @@ static json_t *real_or_null(bool present, double v)
 static json_t *layer_json(const cm_graph *g, const cm_overlay_layer *l)
 {
     const char *df = cm_overlay_dataflow_name(l->dataflow);
-    bool on_array = df != NULL;
+    bool on_array = df != NULL, ok = true;
     json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(g->layers[l->layer].name));
-    json_object_set_new(o, "op", json_string(cm_op_name(g->layers[l->layer].op)));
-    json_object_set_new(o, "algorithm", json_string(cm_overlay_algorithm_name(l->algorithm)));
-    json_object_set_new(o, "dataflow", on_array ? json_string(df) : json_null());
-    json_object_set_new(o, "compute_s", json_real(l->compute_s));
-    json_object_set_new(o, "transition_s", json_real(l->transition_s));
-    json_object_set_new(o, "utilisation", real_or_null(on_array, l->utilisation));
-    json_object_set_new(o, "cycles", json_integer((json_int_t)l->cycles));
-    return o;
+    cm_cli_json_put(o, "name", json_string(g->layers[l->layer].name), &ok);
+    cm_cli_json_put(o, "op", json_string(cm_op_name(g->layers[l->layer].op)), &ok);
+    cm_cli_json_put(o, "algorithm", json_string(cm_overlay_algorithm_name(l->algorithm)), &ok);
+    cm_cli_json_put(o, "dataflow", on_array ? json_string(df) : json_null(), &ok);
+    cm_cli_json_put(o, "compute_s", json_real(l->compute_s), &ok);
+    cm_cli_json_put(o, "transition_s", json_real(l->transition_s), &ok);
+    cm_cli_json_put(o, "utilisation", real_or_null(on_array, l->utilisation), &ok);
+    cm_cli_json_put(o, "cycles", json_integer((json_int_t)l->cycles), &ok);
+    return cm_cli_json_finish(o, ok);
 }
 
 static json_t *result_json(const cm_graph *g, const cm_board *b, const overlay_args *a,
                            const cm_overlay_result *r, double time_s)
 {
+    bool ok = true;
     json_t *layers = json_array();
     for (int i = 0; i < r->n_layers; i++)
-        json_array_append_new(layers, layer_json(g, &r->layers[i]));
+        cm_cli_json_append(layers, layer_json(g, &r->layers[i]), &ok);
     json_t *base = json_object();
     for (int k = 0; k < CM_OVERLAY_CONV_ALGORITHMS; k++)
-        json_object_set_new(base, cm_overlay_algorithm_name((cm_overlay_algorithm)k),
-                            real_or_null(r->baselines[k].present, r->baselines[k].latency_s));
-    json_object_set_new(base, "greedy", real_or_null(r->greedy.present, r->greedy.latency_s));
+        cm_cli_json_put(base, cm_overlay_algorithm_name((cm_overlay_algorithm)k),
+                            real_or_null(r->baselines[k].present, r->baselines[k].latency_s), &ok);
+    cm_cli_json_put(base, "greedy", real_or_null(r->greedy.present, r->greedy.latency_s), &ok);
     json_t *o = json_pack("{s:s, s:s, s:f, s:[i, i], s:f, s:f, s:b, s:o, s:o, s:f}", "model",
                           g->name, "board", b->name, "clock_mhz", r->clock_mhz, "array",
                           r->array[0], r->array[1], "latency_s", r->latency_s, "gops", r->gops,
                           "optimal", r->optimal, "layers", layers, "baselines", base, "time_s",
                           time_s);
     if (!o)
-        return NULL;
-    json_object_set_new(o, "dsp_limit",
-                        json_integer(a->opt.dsp_limit < 0 ? b->resources.dsp : a->opt.dsp_limit));
+        return NULL; /* json_pack has released layers and base */
+    cm_cli_json_put(o, "dsp_limit",
+                        json_integer(a->opt.dsp_limit < 0 ? b->resources.dsp : a->opt.dsp_limit), &ok);
     if (!r->optimal)
-        json_object_set_new(o, "not_optimal_reason", json_string(r->not_optimal_reason));
-    json_object_set_new(o, "cost_graph", json_pack("{s:i, s:i}", "vertices", r->cost_graph_vertices,
-                                                   "edges", r->cost_graph_edges));
-    return o;
+        cm_cli_json_put(o, "not_optimal_reason", json_string(r->not_optimal_reason), &ok);
+    cm_cli_json_put(o, "time_limit_s", json_real(r->time_limit_s), &ok);
+    cm_cli_json_put(o, "stopped_early", json_boolean(r->stopped_early), &ok);
+    json_t *warnings = json_array();
+    if (r->stopped_early)
+        json_array_append_new(warnings, json_string(STOPPED_TEXT));
+    cm_cli_json_put(o, "warnings", warnings, &ok);
+    cm_cli_json_put(o, "cost_graph", json_pack("{s:i, s:i}", "vertices", r->cost_graph_vertices,
+                                                   "edges", r->cost_graph_edges), &ok);
+    return cm_cli_json_finish(o, ok);
 }
 
 static void print_rows(const cm_graph *g, const cm_overlay_result *r)
@@ -200,6 +215,8 @@ static void print_table(const cm_graph *g, const cm_board *b, const overlay_args
                r->cost_graph_vertices, r->cost_graph_edges);
     else
         printf("mapping: not proven optimal: %s\n\n", r->not_optimal_reason);
+    if (r->stopped_early)
+        printf("stopped early: %s (--time-limit %g)\n\n", STOPPED_TEXT, r->time_limit_s);
     print_rows(g, r);
     printf("\nend-to-end latency %.3f ms, %.1f GOp/s\n", r->latency_s * 1e3, r->gops);
     printf("baselines on the same array:\n");

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include <cnnmap/design_io.h>
+
 #include "cli/cli.h"
 #include "cli/latency_report.h"
 #include "design/design_json.h"
@@ -82,10 +84,29 @@ static void print_partitions(const cm_design *d)
     }
 }
 
-int cm_cli_print_design(const cm_design *d, const cm_design_run *run, bool json)
+int cm_cli_save_design(const cm_design *d, const cm_design_run *run, const char *output)
 {
+    cm_error err = {0};
+    if (output && cm_design_save(d, run, output, &err) != CM_OK)
+        return cm_cli_fail(&err);
+    return CM_OK;
+}
+
+int cm_cli_print_design(const cm_design *d, const cm_design_run *run, bool json,
+                        const char *output)
+{
+    /* The JSON object is built before the file is written: a failure to build it must
+     * not leave a design file behind. */
+    json_t *obj = NULL;
+    if (json && !(obj = cm_design_report_json(d, run)))
+        return cm_cli_print_json(NULL);
+    int rc = cm_cli_save_design(d, run, output);
+    if (rc != CM_OK) {
+        json_decref(obj);
+        return rc;
+    }
     if (json)
-        return cm_cli_print_json(cm_design_report_json(d, run));
+        return cm_cli_print_json(obj);
     print_summary(d, run);
     print_nodes(d);
     print_partitions(d);
@@ -107,24 +128,25 @@ int cm_cli_design_violations(const cm_design *d, const cm_design_run *run, const
 }
 
 int cm_cli_report_design(const cm_design *d, const cm_design_run *run, bool json, bool sdf,
-                         const char *origin)
+                         const char *origin, const char *output)
 {
     const cm_design_options *o = cm_design_options_of(d);
     /* At batch 1 on fpgaConvNet the latency-driven flow (weights reloading, one
      * reference architecture) competes with the partitioned design; its search is
      * deterministic, so `evaluate` re-runs it and prints what `optimise` printed. */
     bool chose_latency = false;
+    cm_violation v;
     int rc;
     if (o->backend == CM_BACKEND_FPGACONVNET && o->objective == CM_OBJECTIVE_LATENCY) {
         cm_cli_latency_args la = {.json = json, .sdf = sdf,
-                                  .weights_reloading = o->weights_reloading};
+                                  .weights_reloading = o->weights_reloading, .output = output};
         rc = cm_cli_latency_report(d, run, &la, &chose_latency);
     } else {
-        rc = cm_cli_print_design(d, run, json);
+        /* A design that breaks a constraint fails the command, so it is not written. */
+        rc = cm_cli_print_design(d, run, json, cm_design_check(d, &v, 1) == 0 ? output : NULL);
     }
     if (rc == CM_OK && !chose_latency)
         rc = cm_cli_design_violations(d, run, origin);
-    cm_violation v;
     if (rc == CM_OK && chose_latency && cm_design_check(d, &v, 1) > 0)
         fprintf(stderr, "cnnmap: warning: %s: the partitioned design breaks a constraint (%s); "
                         "the latency-driven design was chosen\n", origin, v.message);

@@ -12,6 +12,8 @@ typedef struct cm_cli_latency_args {
     bool json;              /* one JSON object (cli.md) with "latency_driven" inside */
     bool sdf;               /* show the SDF matrices (Gamma, W, II per subgraph) */
     bool weights_reloading; /* false (--no-weights-reloading): throughput-driven space only */
+    const char *output;     /* design file to write before printing when the run succeeds
+                             * (the chosen design is feasible), or NULL */
 } cm_cli_latency_args;
 
 /* Prints the optimised throughput-driven design `d` (as cm_cli_print_design does) and,

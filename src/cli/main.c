@@ -77,10 +77,34 @@ int cm_cli_parse_json_flag(int argc, char **argv, const char *command, bool *jso
     return CM_OK;
 }
 
+void cm_cli_json_put(json_t *o, const char *key, json_t *v, bool *ok)
+{
+    /* set_new takes v even when it fails, and fails on a NULL o or v. */
+    if (json_object_set_new(o, key, v) != 0)
+        *ok = false;
+}
+
+void cm_cli_json_append(json_t *a, json_t *v, bool *ok)
+{
+    if (json_array_append_new(a, v) != 0)
+        *ok = false;
+}
+
+json_t *cm_cli_json_finish(json_t *o, bool ok)
+{
+    if (ok)
+        return o;
+    json_decref(o);
+    return NULL;
+}
+
 int cm_cli_print_json(json_t *obj)
 {
+    /* The builders give NULL for a figure that is not a finite number (jansson has no
+     * representation for it) as well as for out of memory. */
     if (!obj) {
-        fprintf(stderr, "cnnmap: out of memory\n");
+        fprintf(stderr, "cnnmap: internal error: cannot build the JSON output (out of memory, "
+                        "or a figure that is not a finite number)\n");
         return CM_EINTERNAL;
     }
     int rc = json_dumpf(obj, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
@@ -115,6 +139,13 @@ int main(int argc, char **argv)
         }
     fprintf(stderr, "cnnmap: unknown command '%s' (see 'cnnmap --help')\n", argv[1]);
     return CM_EUSAGE;
+}
+
+int cm_cli_check_output(const char *command, const char *option, const char *path)
+{
+    if (path && !*path)
+        return cm_cli_usage_error(command, "%s needs a file name, not an empty string", option);
+    return CM_OK;
 }
 
 int cm_cli_parse_long(const char *command, const char *name, const char *text, long lo, long hi,

@@ -8,43 +8,52 @@
 #include "design/design_json.h"
 #include "util/atomic_file.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CM_DESIGN_FORMAT "cnnmap-design"
 #define CM_DESIGN_VERSION 1
 
+/* json_pack fails as a whole when any value is missing (out of memory) or is a real
+ * jansson refuses (not finite), so no key can silently go missing from the file. */
 static json_t *design_file_json(const cm_design *d, const cm_design_run *run)
 {
     json_t *report = cm_design_report_json(d, run);
-    json_t *o = json_object();
-    if (!report || !o) {
+    if (!report)
+        return NULL;
+    json_t *o = json_pack(
+        "{s:s, s:i, s:s, s:s, s:s, s:s, s:i, s:f, s:b, s:b, s:i, s:i, s:O}", "format",
+        CM_DESIGN_FORMAT, "version", CM_DESIGN_VERSION, "model_path", cm_design_model_path(d),
+        "board", cm_design_board_ref(d), "backend", cm_backend_name(d->opt.backend), "objective",
+        d->opt.objective == CM_OBJECTIVE_LATENCY ? "latency" : "throughput", "batch",
+        d->opt.batch, "clock_mhz", d->opt.clock_mhz, "reconfiguration", d->opt.reconfiguration,
+        "weights_reloading", d->opt.weights_reloading, "default_weight_bits",
+        d->opt.default_weight_bits, "default_act_bits", d->opt.default_act_bits, "optimiser",
+        json_object_get(report, "optimiser"));
+    if (o && run->result.has_lower_bound &&
+        json_object_set_new(o, "lower_bound_s", json_real(run->result.lower_bound_s)) != 0) {
+        json_decref(o);
+        o = NULL;
+    }
+    if (o && (json_object_set(o, "nodes", json_object_get(report, "nodes")) != 0 ||
+              json_object_del(report, "nodes") != 0)) {
+        json_decref(o);
+        o = NULL;
+    }
+    if (!o) {
         json_decref(report);
+        return NULL;
+    }
+    /* set_new takes the report even when it fails. */
+    if (json_object_set_new(o, "summary", report) != 0) {
         json_decref(o);
         return NULL;
     }
-    json_object_set_new(o, "format", json_string(CM_DESIGN_FORMAT));
-    json_object_set_new(o, "version", json_integer(CM_DESIGN_VERSION));
-    json_object_set_new(o, "model_path", json_string(cm_design_model_path(d)));
-    json_object_set_new(o, "board", json_string(cm_design_board_ref(d)));
-    json_object_set_new(o, "backend", json_string(cm_backend_name(d->opt.backend)));
-    json_object_set_new(o, "objective",
-                        json_string(d->opt.objective == CM_OBJECTIVE_LATENCY ? "latency" : "throughput"));
-    json_object_set_new(o, "batch", json_integer(d->opt.batch));
-    json_object_set_new(o, "clock_mhz", json_real(d->opt.clock_mhz));
-    json_object_set_new(o, "reconfiguration", json_boolean(d->opt.reconfiguration));
-    json_object_set_new(o, "weights_reloading", json_boolean(d->opt.weights_reloading));
-    json_object_set_new(o, "default_weight_bits", json_integer(d->opt.default_weight_bits));
-    json_object_set_new(o, "default_act_bits", json_integer(d->opt.default_act_bits));
-    json_object_set(o, "optimiser", json_object_get(report, "optimiser"));
-    if (run->result.has_lower_bound)
-        json_object_set_new(o, "lower_bound_s", json_real(run->result.lower_bound_s));
-    json_object_set(o, "nodes", json_object_get(report, "nodes"));
-    json_object_del(report, "nodes");
-    json_object_set_new(o, "summary", report);
     return o;
 }
 
@@ -55,7 +64,9 @@ cm_status cm_design_save(const cm_design *d, const cm_design_run *run, const cha
     char *text = o ? json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
     json_decref(o);
     if (!text)
-        return cm_error_nomem(err);
+        return cm_error_set(err, CM_EINTERNAL,
+                            "%s: cannot build the design file (out of memory, or a figure that "
+                            "is not a finite number)", path);
     size_t len = strlen(text);
     char *with_newline = realloc(text, len + 2);
     if (!with_newline) {
@@ -112,6 +123,19 @@ static cm_status get_number(reader *r, json_t *obj, const char *key, double *out
     return CM_OK;
 }
 
+/* The range of --clock and of a board's clock (board.h): beyond it the figures
+ * overflow. */
+static cm_status get_clock(reader *r, double *out)
+{
+    json_t *v = json_object_get(r->root, "clock_mhz");
+    double x = json_number_value(v);
+    if (!json_is_number(v) || !(x >= CM_BOARD_CLOCK_MHZ_MIN && x <= CM_BOARD_CLOCK_MHZ_MAX))
+        return cm_error_set(r->err, CM_EINPUT, "%s: \"clock_mhz\" must be a number from %g to %g",
+                            r->path, CM_BOARD_CLOCK_MHZ_MIN, CM_BOARD_CLOCK_MHZ_MAX);
+    *out = x;
+    return CM_OK;
+}
+
 /* A relative model path is relative to the design file's folder. */
 static char *resolve_model_path(const char *design_path, const char *model_path)
 {
@@ -151,7 +175,7 @@ static cm_status read_options(reader *r, cm_design_options *o)
     if (st == CM_OK)
         st = get_int(r, r->root, "batch", 1, 1 << 30, &batch);
     if (st == CM_OK)
-        st = get_number(r, r->root, "clock_mhz", &clock);
+        st = get_clock(r, &clock);
     if (st == CM_OK && json_object_get(r->root, "default_weight_bits"))
         st = get_int(r, r->root, "default_weight_bits", 0, 64, &wbits);
     if (st == CM_OK && json_object_get(r->root, "default_act_bits"))
@@ -289,14 +313,9 @@ static cm_status as_input_error(reader *r, cm_status st)
 
 static cm_status build_design(reader *r, cm_design **out)
 {
-    const char *format = NULL, *model_path = NULL, *board_ref = NULL;
+    const char *model_path = NULL, *board_ref = NULL;
     int64_t version = 0;
-    cm_status st = get_string(r, r->root, "format", &format);
-    if (st == CM_OK && strcmp(format, CM_DESIGN_FORMAT) != 0)
-        st = cm_error_set(r->err, CM_EINPUT, "%s: not a cnnmap design file (format '%s')", r->path,
-                          format);
-    if (st == CM_OK)
-        st = get_int(r, r->root, "version", CM_DESIGN_VERSION, CM_DESIGN_VERSION, &version);
+    cm_status st = get_int(r, r->root, "version", CM_DESIGN_VERSION, CM_DESIGN_VERSION, &version);
     if (st == CM_OK)
         st = get_string(r, r->root, "model_path", &model_path);
     if (st == CM_OK)
@@ -326,15 +345,66 @@ static cm_status build_design(reader *r, cm_design **out)
     return st == CM_OK ? CM_OK : as_input_error(r, st);
 }
 
+/* Opens and parses the file, so that a missing or unreadable file reads as the same
+ * one line as everywhere else ("cannot open: ...") rather than jansson's "unable to
+ * open ... (line -1)". */
+static cm_status load_json(reader *r)
+{
+    FILE *f = fopen(r->path, "rb");
+    if (!f)
+        return cm_error_set(r->err, CM_EINPUT, "%s: cannot open: %s", r->path, strerror(errno));
+    struct stat sb;
+    cm_status st = CM_OK;
+    if (fstat(fileno(f), &sb) != 0)
+        st = cm_error_set(r->err, CM_EINPUT, "%s: cannot read: %s", r->path, strerror(errno));
+    else if (S_ISDIR(sb.st_mode))
+        st = cm_error_set(r->err, CM_EINPUT, "%s: cannot read: %s", r->path, strerror(EISDIR));
+    else if (S_ISREG(sb.st_mode) && sb.st_size == 0)
+        st = cm_error_set(r->err, CM_EINPUT, "%s: empty file, not a design file", r->path);
+    json_error_t jerr;
+    if (st == CM_OK && !(r->root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr))) {
+        /* jansson quotes the offending bytes, which may be anything. */
+        for (char *p = jerr.text; *p; p++)
+            if (*p < 0x20 || *p >= 0x7f)
+                *p = '?';
+        st = cm_error_set(r->err, CM_EINPUT, "%s: %s (line %d)", r->path, jerr.text, jerr.line);
+    }
+    fclose(f);
+    return st;
+}
+
+/* Other JSON files that cnnmap writes are named for what they are, so that the user
+ * is not told about the first key that happens to differ. */
+static cm_status check_format(reader *r)
+{
+    json_t *format = json_object_get(r->root, "format");
+    const char *backend = json_string_value(json_object_get(r->root, "backend"));
+    if (!format && backend && strcmp(backend, "nn2fpga") == 0)
+        return bad(r, "not a design file (an nn2FPGA report of 'optimise --backend nn2fpga -o'; "
+                      "evaluate and export read the design files of fpgaconvnet, finn and hls4ml)",
+                   NULL);
+    if (!format)
+        return bad(r, "not a cnnmap design file (it has no \"format\")", NULL);
+    if (!json_is_string(format))
+        return bad(r, "\"format\" must be a string", NULL);
+    if (strcmp(json_string_value(format), "cnnmap-multi-design") == 0)
+        return bad(r, "not a design file of one network (a design of 'cnnmap multi'; export "
+                      "--format report-md reads it)", NULL);
+    if (strcmp(json_string_value(format), CM_DESIGN_FORMAT) != 0)
+        return cm_error_set(r->err, CM_EINPUT, "%s: not a cnnmap design file (format '%.64s')",
+                            r->path, json_string_value(format));
+    return CM_OK;
+}
+
 cm_status cm_design_load(const char *path, cm_design **out, cm_design_run *run, cm_error *err)
 {
     *out = NULL;
-    json_error_t jerr;
     reader r = {.path = path, .err = err};
-    r.root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    if (!r.root)
-        return cm_error_set(err, CM_EINPUT, "%s: %s (line %d)", path, jerr.text, jerr.line);
-    cm_status st = json_is_object(r.root) ? CM_OK : bad(&r, "a design file holds one JSON object", NULL);
+    cm_status st = load_json(&r);
+    if (st == CM_OK && !json_is_object(r.root))
+        st = bad(&r, "a design file holds one JSON object", NULL);
+    if (st == CM_OK)
+        st = check_format(&r);
     cm_design *d = NULL;
     if (st == CM_OK)
         st = read_run(&r, run);

@@ -180,14 +180,85 @@ int cm_graph_consumers(const cm_graph *g, int index, int *first_consumer)
     return count;
 }
 
+/* Sums MACs and params; false when either overflows (the sums then saturate). */
+static bool sum_totals(const cm_graph *g, cm_graph_totals *t)
+{
+    bool ok = true;
+    *t = (cm_graph_totals){.layers = g->n_layers};
+    for (int i = 0; i < g->n_layers; i++) {
+        if (__builtin_add_overflow(t->macs, g->layers[i].macs, &t->macs)) {
+            t->macs = UINT64_MAX;
+            ok = false;
+        }
+        if (__builtin_add_overflow(t->params, g->layers[i].params, &t->params)) {
+            t->params = UINT64_MAX;
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 cm_graph_totals cm_graph_totals_of(const cm_graph *g)
 {
-    cm_graph_totals t = {.layers = g->n_layers};
-    for (int i = 0; i < g->n_layers; i++) {
-        t.macs += g->layers[i].macs;
-        t.params += g->layers[i].params;
-    }
+    cm_graph_totals t;
+    sum_totals(g, &t);
     return t;
+}
+
+cm_status cm_graph_check_totals(const cm_graph *g, cm_error *err)
+{
+    cm_graph_totals t;
+    if (!sum_totals(g, &t))
+        return cm_error_set(err, CM_EINPUT,
+                            "the network's total operation or parameter count overflows 64 bits");
+    return CM_OK;
+}
+
+cm_status cm_graph_remove_unreachable(cm_graph *g, cm_error *err)
+{
+    if (g->n_layers == 0)
+        return CM_OK;
+    int *new_index = malloc((size_t)g->n_layers * sizeof *new_index);
+    if (!new_index)
+        return cm_error_nomem(err);
+    for (int i = 0; i < g->n_layers; i++)
+        new_index[i] = -1; /* -1: not (yet) known to reach an output */
+    for (int o = 0; o < g->n_outputs; o++)
+        if (g->outputs[o] >= 0 && g->outputs[o] < g->n_layers)
+            new_index[g->outputs[o]] = 0;
+    /* Producers precede consumers, so one backward sweep marks every ancestor. */
+    for (int i = g->n_layers - 1; i >= 0; i--) {
+        if (new_index[i] < 0)
+            continue;
+        const cm_layer *l = &g->layers[i];
+        for (int k = 0; k < l->n_inputs; k++)
+            if (!CM_SOURCE_IS_INPUT(l->inputs[k]) && l->inputs[k] < i)
+                new_index[l->inputs[k]] = 0;
+    }
+    int kept = 0;
+    for (int i = 0; i < g->n_layers; i++) {
+        if (new_index[i] < 0) {
+            layer_free(&g->layers[i]);
+            continue;
+        }
+        new_index[i] = kept;
+        if (kept != i)
+            g->layers[kept] = g->layers[i];
+        kept++;
+    }
+    for (int i = 0; i < kept; i++) {
+        cm_layer *l = &g->layers[i];
+        for (int k = 0; k < l->n_inputs; k++)
+            if (!CM_SOURCE_IS_INPUT(l->inputs[k]))
+                l->inputs[k] = new_index[l->inputs[k]];
+    }
+    for (int o = 0; o < g->n_outputs; o++)
+        if (g->outputs[o] >= 0 && g->outputs[o] < g->n_layers)
+            g->outputs[o] = new_index[g->outputs[o]];
+    g->n_removed_unreachable += g->n_layers - kept;
+    g->n_layers = kept;
+    free(new_index);
+    return CM_OK;
 }
 
 /* The bit width with the largest MAC share, given each layer's width via pick. */
@@ -230,6 +301,9 @@ static bool mul_ok(uint64_t a, uint64_t b, uint64_t *out)
 
 cm_status cm_layer_compute_cost(cm_layer *l, cm_error *err)
 {
+    if (l->groups < 1)
+        return cm_error_set(err, CM_EINPUT, "layer '%s': group count %d is not positive", l->name,
+                            l->groups);
     const cm_shape *in = &l->in_shape, *out = &l->out_shape;
     uint64_t bias = l->has_bias ? (uint64_t)out->c : 0;
     uint64_t per_output = 0, outputs = 0;

@@ -14,6 +14,14 @@ static int64_t at_least_1(int64_t v)
     return v < 1 ? 1 : v;
 }
 
+/* a * b, saturating at INT64_MAX, for products of fields that are each in range but
+ * whose product need not be. */
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 static double py_log2(double x)
 {
     return log(x) / log(2.0);
@@ -27,6 +35,21 @@ static int64_t py_trunc(double x)
     if (x >= 9.2e18)
         return INT64_MAX;
     return (int64_t)x;
+}
+
+/* A resource count: py_trunc, capped at 2^32. The largest devices have under 10^7
+ * LUTs, so a capped node is as infeasible as the exact figure says, and a design's
+ * sum over its nodes (at most INT_MAX of them) stays below INT64_MAX: the formulas
+ * reach 1e20 LUTs at 32-bit widths (2^32 thresholds), and an uncapped sum overflowed
+ * into a small number that looked feasible. */
+#define CM_FINN_RES_MAX ((int64_t)1 << 32)
+
+static int64_t res_count(double x)
+{
+    if (x != x) /* inf * 0 from absurd widths: unknown, so never "fits" */
+        return CM_FINN_RES_MAX;
+    int64_t v = py_trunc(x);
+    return v > CM_FINN_RES_MAX ? CM_FINN_RES_MAX : v;
 }
 
 /* 2^B - 1, the number of thresholds for a B-bit output. */
@@ -53,7 +76,7 @@ int64_t cm_finn_bram18(double words, int width)
         r = ceil(words / 1024.0) * ceil(w / 18.0);
     else
         r = ceil(words / 512.0) * ceil(w / 36.0);
-    return py_trunc(r);
+    return res_count(r);
 }
 
 /* The VVAU's variant of the ladder: divisors 4, 8, 16, 32 on the weight width, x PE. */
@@ -74,14 +97,14 @@ static int64_t vvau_bram18(int64_t wmem, int width, int64_t pe)
         r = ceil(o / 1024.0) * ceil(w / 16.0);
     else
         r = ceil(o / 512.0) * ceil(w / 32.0);
-    return py_trunc(r * (double)pe);
+    return res_count(r * (double)pe);
 }
 
 /* FINN's LUT formula shared by MVAU and VVAU: int(300 + 1.1*(PE*(terms)) + c2), in
  * the Python evaluation order. */
 static int64_t lut_300(int64_t pe, double terms, double c2)
 {
-    return py_trunc(300.0 + 1.1 * ((double)pe * terms) + c2);
+    return res_count(300.0 + 1.1 * ((double)pe * terms) + c2);
 }
 
 static void mvau_cost(const cm_finn_node *n, cm_block_cost *out)
@@ -96,26 +119,27 @@ static void mvau_cost(const cm_finn_node *n, cm_block_cost *out)
     out->cycles = (double)py_trunc(((double)mh / (double)pe) * ((double)mw / (double)simd) *
                                    (double)n->num_vectors);
 
+    /* In double where a product of folding factors and widths can pass 2^63. */
     int64_t wmem = mw * mh / (pe * simd);
     int64_t tmem = n->no_activation ? 0 : mh / pe;
-    double omega = (double)(mw * mh) / (double)(simd * pe);
-    int64_t mem_width = simd * n->weight_bits * pe;
+    double omega = (double)(mw * mh) / ((double)simd * (double)pe);
+    double mem_width = (double)simd * (double)n->weight_bits * (double)pe;
     bool small_const = konst && wmem <= 128;
 
     bool no_bram = (decoupled && (n->ram_style == CM_FINN_RAM_DISTRIBUTED ||
                                   n->ram_style == CM_FINN_RAM_ULTRA)) ||
                    small_const || external;
     if (!no_bram)
-        out->res.bram18 = cm_finn_bram18(omega, (int)mem_width);
+        out->res.bram18 = cm_finn_bram18(omega, mem_width > INT32_MAX ? INT32_MAX : (int)mem_width);
 
     /* Const mode with WMEM > 128 reports URAM as well as BRAM (sic, section 3.2). */
     bool no_uram = (decoupled && n->ram_style != CM_FINN_RAM_ULTRA) || small_const || external;
     if (!no_uram)
-        out->res.uram = py_trunc(ceil((double)mem_width / 72.0) * ceil(omega / 4096.0));
+        out->res.uram = res_count(ceil(mem_width / 72.0) * ceil(omega / 4096.0));
 
     double c2 = 0.0;
     if ((decoupled && n->ram_style == CM_FINN_RAM_DISTRIBUTED) || small_const)
-        c2 = (double)(pe * simd * n->weight_bits) * ceil((double)wmem / 64.0);
+        c2 = (double)pe * (double)simd * n->weight_bits * ceil((double)wmem / 64.0);
     double mult = n->res_dsp ? 0.0 : (double)simd * (2.0 * ceil((w + a) / 6.0) - 1.0) * (w + a);
     double adder = (w + a) * (double)(2 * simd - 1);
     double acc_bits = w + a + ceil(py_log2((double)at_least_1(mw)));
@@ -127,25 +151,25 @@ static void mvau_cost(const cm_finn_node *n, cm_block_cost *out)
     out->res.lut = lut_300(pe, mult + adder + acc_bits + thr + comp, c2);
 
     if (n->res_dsp)
-        out->res.dsp = py_trunc((double)(pe * simd) * ceil((w + a) / 48.0));
+        out->res.dsp = res_count((double)pe * (double)simd * ceil((w + a) / 48.0));
 }
 
 static void vvau_cost(const cm_finn_node *n, cm_block_cost *out)
 {
     int64_t pe = at_least_1(n->pe);
-    int64_t ch = n->channels, kk = (int64_t)n->kernel[0] * n->kernel[1];
+    int64_t ch = n->channels, kk = (int64_t)n->kernel[0] * n->kernel[1], kkch = sat_mul(kk, ch);
     double w = n->weight_bits, a = n->in_bits;
 
-    out->cycles = (double)py_trunc(((double)(ch * kk) / (double)pe) * (double)n->num_vectors);
+    out->cycles = (double)py_trunc(((double)kkch / (double)pe) * (double)n->num_vectors);
 
-    int64_t wmem = kk * ch / pe;
+    int64_t wmem = kkch / pe;
     int64_t tmem = n->no_activation ? 0 : ch / pe;
     if (wmem > 128)
         out->res.bram18 = vvau_bram18(wmem, n->weight_bits, pe);
 
     double c2 = 0.0;
     if (wmem <= 128)
-        c2 = (double)(pe * n->weight_bits) * ceil((double)wmem / 64.0);
+        c2 = (double)pe * n->weight_bits * ceil((double)wmem / 64.0);
     /* No SIMD factor and no adder tree in v0.6's VVAU. */
     double mult = n->res_dsp ? 0.0 : (2.0 * ceil((w + a) / 6.0) - 1.0) * (w + a);
     double acc_bits = w + a + ceil(py_log2((double)at_least_1(kk)));
@@ -157,7 +181,7 @@ static void vvau_cost(const cm_finn_node *n, cm_block_cost *out)
     out->res.lut = lut_300(pe, mult + acc_bits + thr + comp, c2);
 
     if (n->res_dsp)
-        out->res.dsp = py_trunc((double)pe * ceil((w + a) / 48.0));
+        out->res.dsp = res_count((double)pe * ceil((w + a) / 48.0));
 }
 
 /* 2-D ConvolutionInputGenerator. FINN's estimates use only index [0] of IFMDim,
@@ -188,15 +212,16 @@ static void swg_cost(const cm_finn_node *n, cm_block_cost *out)
                            : depth <= 8192 ? 2.0
                                            : 1.0;
             out->res.bram18 =
-                py_trunc((k + s) * (ceil(simd * a / width) * ceil(ifm * c / simd / depth)));
+                res_count((k + s) * (ceil(simd * a / width) * ceil(ifm * c / simd / depth)));
         }
         out->res.lut = 300;
         break;
     case CM_FINN_RAM_DISTRIBUTED:
-        out->res.lut = 300 + py_trunc((k + s) * simd * a * ceil(ifm * c / simd / 64.0));
+        out->res.lut =
+            res_count(300.0 + (double)py_trunc((k + s) * simd * a * ceil(ifm * c / simd / 64.0)));
         break;
     case CM_FINN_RAM_ULTRA:
-        out->res.uram = py_trunc((k + s) * ceil(simd * a / 64.0) * ceil(ifm * c / simd / 4096.0));
+        out->res.uram = res_count((k + s) * ceil(simd * a / 64.0) * ceil(ifm * c / simd / 4096.0));
         out->res.lut = 300;
         break;
     }
@@ -208,13 +233,13 @@ static void thresholding_cost(const cm_finn_node *n, cm_block_cost *out)
     int64_t pe = at_least_1(n->pe);
     int64_t tmem = n->channels / pe;
     double a = n->in_bits;
-    out->cycles = (double)(n->num_vectors * tmem);
+    out->cycles = (double)n->num_vectors * (double)tmem;
     if (n->ram_style == CM_FINN_RAM_BLOCK && tmem > 1)
-        out->res.bram18 = py_trunc(ceil(a * (double)pe / 16.0) * ceil((double)tmem / 1024.0));
+        out->res.bram18 = res_count(ceil(a * (double)pe / 16.0) * ceil((double)tmem / 1024.0));
     double lut = a * (double)pe;
     if (n->ram_style == CM_FINN_RAM_DISTRIBUTED && tmem > 1)
         lut += (double)pe * a * ceil((double)tmem / 64.0);
-    out->res.lut = py_trunc(lut);
+    out->res.lut = res_count(lut);
 }
 
 void cm_finn_node_init(cm_finn_node *n, cm_finn_kind kind)
@@ -293,11 +318,11 @@ void cm_finn_node_cost(const cm_finn_node *n, cm_block_cost *out)
     }
     case CM_FINN_DUPLICATE:
     case CM_FINN_ADD:
-        out->cycles = (double)(n->num_vectors * (n->channels / pe));
+        out->cycles = (double)n->num_vectors * (double)(n->channels / pe);
         break;
     case CM_FINN_FMPADDING: {
         int h = n->ifm_dim[0], w = n->ifm_dim[1] > 0 ? n->ifm_dim[1] : n->ifm_dim[0];
-        double rows = h + n->pad[0] + n->pad[2], cols = w + n->pad[1] + n->pad[3];
+        double rows = (double)h + n->pad[0] + n->pad[2], cols = (double)w + n->pad[1] + n->pad[3];
         out->cycles = (double)py_trunc(((double)n->channels / (double)simd) *
                                        (double)n->num_vectors * rows * cols);
         break;
@@ -309,7 +334,7 @@ void cm_finn_node_cost(const cm_finn_node *n, cm_block_cost *out)
         /* Π(folded input shape[:-1]) + folds, where the folded input shape is
          * numInputVectors + [C/PE, PE]: dropping the last dim (PE) leaves nv * C/PE. */
         int64_t folds = py_trunc((double)n->channels / (double)pe);
-        out->cycles = (double)(n->num_vectors * folds + folds);
+        out->cycles = (double)n->num_vectors * (double)folds + (double)folds;
         break;
     }
     }

@@ -137,6 +137,34 @@ cm_status cm_model_load(const char *path, cm_graph **out, cm_error *err)
     return st;
 }
 
+/* A feature map is real numbers: integer, fixed-width and floating-point types.
+ * Strings, booleans, complex numbers and unset or unknown codes are not. */
+static bool numeric_type(int32_t t)
+{
+    switch (t) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__STRING:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128:
+        return false;
+    default:
+        return t > 0 && t <= 23; /* 23: FLOAT4E2M1, the last type of ONNX 1.17 */
+    }
+}
+
+static const char *elem_type_name(int32_t t)
+{
+    switch (t) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED: return "undefined";
+    case ONNX__TENSOR_PROTO__DATA_TYPE__STRING: return "string";
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: return "bool";
+    case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64: return "complex64";
+    case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128: return "complex128";
+    default: return numeric_type(t) ? "numeric" : "unknown";
+    }
+}
+
 /* Graph inputs that are not initializers are the network's inputs; a dynamic or zero
  * batch dimension means 1. */
 static cm_status define_graph_input(cm_import *im, const Onnx__ValueInfoProto *vi)
@@ -147,6 +175,11 @@ static cm_status define_graph_input(cm_import *im, const Onnx__ValueInfoProto *v
     if (!type || type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !type->tensor_type ||
         !type->tensor_type->shape)
         return cm_error_set(im->err, CM_EINPUT, "%s: %s has no tensor shape", im->origin, what);
+    if (!numeric_type(type->tensor_type->elem_type))
+        return cm_error_set(im->err, CM_EINPUT,
+                            "%s: %s has element type %d (%s), not a numeric tensor", im->origin,
+                            what, (int)type->tensor_type->elem_type,
+                            elem_type_name(type->tensor_type->elem_type));
     const Onnx__TensorShapeProto *shape = type->tensor_type->shape;
     if (shape->n_dim == 0 || shape->n_dim > CM_MAX_RANK)
         return cm_error_set(im->err, CM_EINPUT, "%s: %s has rank %zu", im->origin, what,
@@ -339,8 +372,53 @@ done:
     return st;
 }
 
+/* Operators whose operand moved from an attribute to an input at some opset. A node
+ * in the other form is refused rather than guessed at: the importer reads whichever
+ * form is present, so a wrong one would silently take a default. */
+typedef struct cm_opset_form {
+    const char *op_type;
+    const char *attr; /* the attribute before `since` */
+    int input;        /* the input index from `since` on */
+    int64_t since;
+} cm_opset_form;
+
+static const cm_opset_form opset_forms[] = {
+    {"ReduceMean", "axes", 1, 18},
+    {"Squeeze", "axes", 1, 13},
+    {"Unsqueeze", "axes", 1, 13},
+    {"Pad", "pads", 1, 11},
+    {"Pad", "value", 2, 11},
+    {"Split", "split", 1, 13},
+};
+
+static cm_status check_opset_form(cm_import *im, const Onnx__NodeProto *node)
+{
+    if (!node->op_type || !cm_import_is_onnx_domain(node->domain))
+        return CM_OK;
+    for (size_t i = 0; i < sizeof opset_forms / sizeof *opset_forms; i++) {
+        const cm_opset_form *f = &opset_forms[i];
+        if (strcmp(node->op_type, f->op_type) != 0)
+            continue;
+        bool has_input = node->n_input > (size_t)f->input && *node->input[f->input];
+        if (im->opset >= f->since && cm_attr(node, f->attr))
+            return cm_import_fail(im, node, CM_EINPUT,
+                                  "%s is an input (input %d) from opset %lld on, not an attribute; "
+                                  "the model imports opset %lld",
+                                  f->attr, f->input, (long long)f->since, (long long)im->opset);
+        if (im->opset < f->since && has_input)
+            return cm_import_fail(im, node, CM_EINPUT,
+                                  "%s is an attribute before opset %lld, not input %d; the model "
+                                  "imports opset %lld",
+                                  f->attr, (long long)f->since, f->input, (long long)im->opset);
+    }
+    return CM_OK;
+}
+
 static cm_status run_node(cm_import *im, const Onnx__NodeProto *node)
 {
+    cm_status form = check_opset_form(im, node);
+    if (form != CM_OK)
+        return form;
     cm_node_handler handler = cm_import_handler_for(node->domain, node->op_type);
     if (!handler)
         return cm_import_fail(im, node, CM_EINPUT, "unknown operator '%s'%s%s",
@@ -384,11 +462,44 @@ static cm_status set_outputs(cm_import *im, const Onnx__GraphProto *gp)
     return CM_OK;
 }
 
+/* The default-domain opset decides which operator forms are valid; one outside the
+ * range the handlers were written for (or none at all) cannot be read reliably. */
+static cm_status read_opset(cm_import *im)
+{
+    const Onnx__ModelProto *m = im->model;
+    bool found = false;
+    for (size_t i = 0; i < m->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *o = m->opset_import[i];
+        if (!cm_import_is_onnx_domain(o->domain))
+            continue;
+        if (found && o->version != im->opset)
+            return cm_error_set(im->err, CM_EINPUT,
+                                "%s: the default ONNX domain is imported twice, at opsets %lld "
+                                "and %lld",
+                                im->origin, (long long)im->opset, (long long)o->version);
+        found = true;
+        im->opset = o->version;
+    }
+    if (!found)
+        return cm_error_set(im->err, CM_EINPUT,
+                            "%s: the model imports no opset of the default ONNX domain "
+                            "(supported: %d-%d)",
+                            im->origin, CM_OPSET_MIN, CM_OPSET_MAX);
+    if (im->opset < CM_OPSET_MIN || im->opset > CM_OPSET_MAX)
+        return cm_error_set(im->err, CM_EINPUT,
+                            "%s: default-domain opset %lld is outside the supported %d-%d",
+                            im->origin, (long long)im->opset, CM_OPSET_MIN, CM_OPSET_MAX);
+    return CM_OK;
+}
+
 static cm_status import_graph(cm_import *im)
 {
     const Onnx__GraphProto *gp = im->model->graph;
     if (!gp)
         return cm_error_set(im->err, CM_EINPUT, "%s: not an ONNX model (no graph)", im->origin);
+    cm_status opset_st = read_opset(im);
+    if (opset_st != CM_OK)
+        return opset_st;
     size_t cap = gp->n_initializer + gp->n_input;
     for (size_t i = 0; i < gp->n_node; i++)
         cap += gp->node[i]->n_output;
@@ -452,8 +563,15 @@ cm_status cm_model_load_buffer(const void *data, size_t len, const char *origin,
         *dot = '\0';
     im.g = cm_graph_new(name);
     cm_status st = im.g ? import_graph(&im) : cm_error_nomem(err);
+    /* Dead branches go first: a consumer that leads nowhere would otherwise keep the
+     * clean-up from folding into its producer, and the mappers would build hardware
+     * for it. */
+    if (st == CM_OK)
+        st = cm_graph_remove_unreachable(im.g, err);
     if (st == CM_OK)
         st = cm_graph_cleanup(im.g, origin, err);
+    if (st == CM_OK && (st = cm_graph_check_totals(im.g, err)) != CM_OK)
+        cm_error_prefix(err, origin);
     import_free(&im);
     if (st != CM_OK) {
         cm_graph_free(im.g);

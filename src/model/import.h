@@ -18,6 +18,13 @@
 /* No dimension of a real network comes near this; larger ones are malformed. */
 #define CM_DIM_MAX ((int64_t)1 << 24)
 #define CM_ELEMENTS_MAX ((int64_t)1 << 40)
+/* Bit widths a quantisation annotation may carry (model.h documents them): weights
+ * and activations 1-32, constants that are biases or accumulators 1-64. */
+#define CM_QUANT_BITS_MAX 32
+#define CM_QUANT_BIAS_BITS_MAX 64
+/* The default-domain opsets whose operator forms the importer knows. */
+#define CM_OPSET_MIN 7
+#define CM_OPSET_MAX 21
 
 typedef enum cm_tensor_kind {
     CM_TENSOR_ACTIVATION, /* a feature map flowing from a graph input through layers */
@@ -42,6 +49,7 @@ typedef struct cm_import {
     const char *origin; /* the model file, for messages */
     const char *dir;    /* where external data lives */
     Onnx__ModelProto *model;
+    int64_t opset; /* of the default domain, CM_OPSET_MIN..CM_OPSET_MAX */
     cm_tensor *tensors;
     int n_tensors, cap_tensors;
     cm_strmap by_name;
@@ -56,6 +64,9 @@ typedef cm_status (*cm_node_handler)(cm_import *im, const Onnx__NodeProto *node,
 
 cm_node_handler cm_import_handler_for(const char *domain, const char *op_type);
 
+/* The default ONNX domain: empty, absent or "ai.onnx". */
+bool cm_import_is_onnx_domain(const char *domain);
+
 /* Error naming the file, node and operator. */
 cm_status cm_import_fail(cm_import *im, const Onnx__NodeProto *node, cm_status code,
                          const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -66,6 +77,11 @@ cm_tensor *cm_import_define(cm_import *im, const char *name, cm_tensor_kind kind
 
 /* Looks up a tensor by name; NULL when absent. */
 cm_tensor *cm_import_find(cm_import *im, const char *name);
+
+/* Fails, naming the node, when constant w used as a layer's weights is quantised
+ * wider than CM_QUANT_BITS_MAX. */
+cm_status cm_import_check_weight_bits(cm_import *im, const Onnx__NodeProto *node,
+                                      const cm_tensor *w);
 
 /* Validates dims (positive, bounded) and sets t->count. */
 cm_status cm_import_check_dims(cm_import *im, const char *what, cm_tensor *t);

@@ -59,15 +59,18 @@ static cm_status redim(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x,
 {
     if (x->kind == CM_TENSOR_ACTIVATION)
         return cm_import_reshape_activation(im, node, x, rank, dims);
-    int64_t count = 1;
-    for (int i = 0; i < rank; i++)
-        count *= dims[i];
-    if (count != x->count)
+    cm_tensor probe = {.rank = rank};
+    if (rank > 0)
+        memcpy(probe.dims, dims, (size_t)rank * sizeof *dims);
+    cm_status st = cm_import_check_dims(im, "reshaped constant", &probe);
+    if (st != CM_OK)
+        return st;
+    if (probe.count != x->count)
         return cm_import_fail(im, node, CM_EINPUT, "changes the element count");
     double *v = copy_values(x);
     if (x->values && !v)
         return cm_error_nomem(im->err);
-    cm_status st = define_const(im, node, rank, dims, v);
+    st = define_const(im, node, rank, dims, v);
     if (st == CM_OK) {
         cm_tensor *t = &im->tensors[im->n_tensors - 1];
         t->proto = x->proto;
@@ -78,8 +81,15 @@ static cm_status redim(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x,
     return st;
 }
 
+/* A possibly negative axis counted from the front. Values far outside the rank
+ * become -1 or rank + 1 before the narrowing to int, which would otherwise wrap
+ * 2^32 + 1 to a valid 1. */
 static int axis_of(int64_t axis, int rank)
 {
+    if (axis < -(int64_t)rank)
+        return -1;
+    if (axis > rank)
+        return rank + 1;
     return (int)(axis < 0 ? axis + rank : axis);
 }
 
@@ -173,7 +183,12 @@ static cm_status op_gather(cm_import *im, const Onnx__NodeProto *node, cm_tensor
         dims[rank++] = idx->dims[i];
     for (int i = axis + 1; i < data->rank; i++)
         inner *= dims[rank++] = data->dims[i];
-    int64_t span = data->dims[axis], total = outer * idx->count * inner;
+    /* The output's dims are checked before their product is used. */
+    cm_tensor probe = {.rank = rank};
+    memcpy(probe.dims, dims, sizeof dims);
+    if ((st = cm_import_check_dims(im, "gathered constant", &probe)) != CM_OK)
+        return st;
+    int64_t span = data->dims[axis], total = probe.count;
     if (total > CM_CONST_VALUES_MAX) /* too large to be a shape: dims only */
         return define_const(im, node, rank, dims, NULL);
     double *v = malloc((size_t)(total ? total : 1) * sizeof *v);
@@ -220,6 +235,8 @@ static cm_status op_squeeze(cm_import *im, const Onnx__NodeProto *node, cm_tenso
         return cm_import_fail(im, node, CM_EINPUT, "input 0 is missing");
     int64_t axes[CM_MAX_RANK];
     int n = read_axes(node, in, n_in, axes);
+    if (n > in[0]->rank) /* also more axes than read_axes stored */
+        return cm_import_fail(im, node, CM_EINPUT, "%d axes for rank %d", n, in[0]->rank);
     bool drop[CM_MAX_RANK] = {false};
     for (int i = 0; i < in[0]->rank; i++)
         drop[i] = n < 0 && in[0]->dims[i] == 1;
@@ -258,6 +275,8 @@ static cm_status op_reshape(cm_import *im, const Onnx__NodeProto *node, cm_tenso
         else if (dims[i] <= 0 || dims[i] > CM_DIM_MAX)
             return cm_import_fail(im, node, CM_EINPUT, "bad target dimension %g",
                                   shape->values[i]);
+        else if (known > CM_ELEMENTS_MAX / dims[i]) /* before the product can overflow */
+            return cm_import_fail(im, node, CM_EINPUT, "target shape is too large");
         else
             known *= dims[i];
     }
@@ -333,7 +352,8 @@ static cm_status op_slice(cm_import *im, const Onnx__NodeProto *node, cm_tensor 
     int64_t end = bounds[1] < 0 ? bounds[1] + len : bounds[1];
     start = start < 0 ? 0 : start > len ? len : start;
     end = end < start ? start : end > len ? len : end;
-    int64_t n = (end - start + step - 1) / step;
+    /* Not (end - start + step - 1) / step: a step near INT64_MAX would overflow. */
+    int64_t n = (end - start) / step + ((end - start) % step != 0);
     double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
     if (!v)
         return cm_error_nomem(im->err);
@@ -366,9 +386,12 @@ static cm_status fold_arith(cm_import *im, const Onnx__NodeProto *node, cm_tenso
     cm_status st = cm_import_broadcast(im, node, in[0], in[1], &rank, dims);
     if (st != CM_OK)
         return st;
-    int64_t count = 1;
-    for (int i = 0; i < rank; i++)
-        count *= dims[i];
+    /* Broadcasting can multiply two bounded shapes into an unbounded one. */
+    cm_tensor probe = {.rank = rank};
+    memcpy(probe.dims, dims, sizeof dims);
+    if ((st = cm_import_check_dims(im, "broadcast constant", &probe)) != CM_OK)
+        return st;
+    int64_t count = probe.count;
     if (!in[0]->values || !in[1]->values || count > CM_CONST_VALUES_MAX)
         return define_const(im, node, rank, dims, NULL);
     double *v = malloc((size_t)(count ? count : 1) * sizeof *v);
@@ -423,19 +446,29 @@ static cm_status op_concat(cm_import *im, const Onnx__NodeProto *node, cm_tensor
     int64_t dims[CM_MAX_RANK], outer = 1, inner = 1;
     memcpy(dims, in[0]->dims, sizeof dims);
     dims[axis] = 0;
+    cm_status st;
     for (int k = 0; k < n_in; k++) {
-        cm_status st = need_values(im, node, in[k]);
-        if (st != CM_OK)
+        if ((st = need_values(im, node, in[k])) != CM_OK)
             return st;
-        if (!in[k] || in[k]->rank != rank)
+        if (in[k]->rank != rank)
             return cm_import_fail(im, node, CM_EINPUT, "inputs differ in rank");
+        /* The copy below takes each input's chunk at the first input's strides. */
+        for (int i = 0; i < rank; i++)
+            if (i != axis && in[k]->dims[i] != in[0]->dims[i])
+                return cm_import_fail(im, node, CM_EINPUT,
+                                      "input '%s' differs from the first in dimension %d",
+                                      in[k]->name, i);
         dims[axis] += in[k]->dims[axis];
     }
+    cm_tensor probe = {.rank = rank};
+    memcpy(probe.dims, dims, sizeof dims);
+    if ((st = cm_import_check_dims(im, "concatenated constant", &probe)) != CM_OK)
+        return st;
     for (int i = 0; i < axis; i++)
         outer *= dims[i];
     for (int i = axis + 1; i < rank; i++)
         inner *= dims[i];
-    int64_t total = outer * dims[axis] * inner;
+    int64_t total = probe.count;
     if (total > CM_CONST_VALUES_MAX) /* too large to be a shape: dims only */
         return define_const(im, node, rank, dims, NULL);
     double *v = malloc((size_t)(total ? total : 1) * sizeof *v), *p = v;

@@ -104,6 +104,17 @@ cm_status cm_import_need(cm_import *im, const Onnx__NodeProto *node, cm_tensor *
     return CM_OK;
 }
 
+cm_status cm_import_check_weight_bits(cm_import *im, const Onnx__NodeProto *node,
+                                      const cm_tensor *w)
+{
+    if (w->q.bits > CM_QUANT_BITS_MAX)
+        return cm_import_fail(im, node, CM_EINPUT,
+                              "weights '%s' are quantised to %d bits, outside the supported "
+                              "1-%d for weights and activations",
+                              w->name, w->q.bits, CM_QUANT_BITS_MAX);
+    return CM_OK;
+}
+
 /* One spatial axis of a sliding window: output length and the pads it uses. */
 typedef struct window_axis {
     int64_t in, kernel, stride, dilation, pad_begin, pad_end;
@@ -115,6 +126,14 @@ static cm_status window_out(cm_import *im, const Onnx__NodeProto *node, window_a
     if (a->kernel <= 0 || a->stride <= 0 || a->dilation <= 0 || a->pad_begin < 0 || a->pad_end < 0)
         return cm_import_fail(im, node, CM_EINPUT,
                               "kernel, stride and dilation must be positive and pads non-negative");
+    /* Bounded before any arithmetic: with every term at most CM_DIM_MAX (2^24) the
+     * products and sums below stay under 2^50, far from int64 overflow, and the
+     * results fit the layer's int fields. */
+    if (a->kernel > CM_DIM_MAX || a->stride > CM_DIM_MAX || a->dilation > CM_DIM_MAX ||
+        a->pad_begin > CM_DIM_MAX || a->pad_end > CM_DIM_MAX)
+        return cm_import_fail(im, node, CM_EINPUT,
+                              "window geometry is out of range (kernel, stride, dilation and "
+                              "pads must be at most %lld)", (long long)CM_DIM_MAX);
     int64_t span = a->dilation * (a->kernel - 1) + 1;
     if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0) {
         *out = (a->in + a->stride - 1) / a->stride;
@@ -151,10 +170,19 @@ static cm_status window_geometry(cm_import *im, const Onnx__NodeProto *node, con
     if (spatial < 1 || spatial > 2)
         return cm_import_fail(im, node, CM_EINPUT, "only 1-D and 2-D windows are supported");
     int64_t strides[2] = {1, 1}, dilations[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
-    if (cm_attr_ints(node, "strides", strides, 2) > spatial ||
-        cm_attr_ints(node, "dilations", dilations, 2) > spatial ||
-        cm_attr_ints(node, "pads", pads, 4) > 2 * spatial)
-        return cm_import_fail(im, node, CM_EINPUT, "strides, dilations or pads have too many values");
+    /* Absent means the default; present, ONNX wants one value per spatial axis (pads:
+     * all begins, then all ends). Two pads for a 2-D window would otherwise be read
+     * as top and left, with bottom and right silently 0. */
+    int ns = cm_attr_ints(node, "strides", strides, 2);
+    int nd = cm_attr_ints(node, "dilations", dilations, 2);
+    int np = cm_attr_ints(node, "pads", pads, 4);
+    if ((ns >= 0 && ns != spatial) || (nd >= 0 && nd != spatial))
+        return cm_import_fail(im, node, CM_EINPUT, "strides and dilations must have %d value%s",
+                              spatial, spatial == 1 ? "" : "s");
+    if (np >= 0 && np != 2 * spatial)
+        return cm_import_fail(im, node, CM_EINPUT,
+                              "pads must have %d values (begin and end of each spatial axis)",
+                              2 * spatial);
     char auto_pad[32];
     cm_attr_string(node, "auto_pad", auto_pad, sizeof auto_pad);
     for (int i = 0; i < spatial; i++) {
@@ -163,9 +191,6 @@ static cm_status window_geometry(cm_import *im, const Onnx__NodeProto *node, con
         cm_status st = window_out(im, node, &a, auto_pad, ceil_mode, &out_dims[2 + i]);
         if (st != CM_OK)
             return st;
-        if (a.kernel > CM_DIM_MAX || a.stride > CM_DIM_MAX || a.dilation > CM_DIM_MAX ||
-            a.pad_begin > CM_DIM_MAX || a.pad_end > CM_DIM_MAX)
-            return cm_import_fail(im, node, CM_EINPUT, "window geometry is out of range");
         l->kernel[i] = (int)a.kernel;
         l->stride[i] = (int)a.stride;
         l->dilation[i] = (int)a.dilation;
@@ -198,6 +223,8 @@ static cm_status op_conv(cm_import *im, const Onnx__NodeProto *node, cm_tensor *
         (st = cm_import_need(im, node, in, n_in, 1, CM_TENSOR_CONST)) != CM_OK)
         return st;
     const cm_tensor *x = in[0], *w = in[1];
+    if ((st = cm_import_check_weight_bits(im, node, w)) != CM_OK)
+        return st;
     if (w->rank != x->rank || x->rank < 3)
         return cm_import_fail(im, node, CM_EINPUT, "weights '%s' have rank %d for input rank %d",
                               w->name, w->rank, x->rank);
@@ -211,7 +238,8 @@ static cm_status op_conv(cm_import *im, const Onnx__NodeProto *node, cm_tensor *
     int64_t kernel[2] = {w->dims[2], x->rank > 3 ? w->dims[3] : 1};
     int64_t attr_kernel[2];
     int nk = cm_attr_ints(node, "kernel_shape", attr_kernel, 2);
-    if (nk > 0 && (attr_kernel[0] != kernel[0] || (nk > 1 && attr_kernel[1] != kernel[1])))
+    if (nk >= 0 && (nk != x->rank - 2 || attr_kernel[0] != kernel[0] ||
+                    (nk > 1 && attr_kernel[1] != kernel[1])))
         return cm_import_fail(im, node, CM_EINPUT, "kernel_shape disagrees with the weights");
     cm_layer *l = cm_import_add_layer(im, node, CM_OP_CONV, in, 1);
     if (!l)
@@ -255,6 +283,8 @@ static cm_status fully_connected(cm_import *im, const Onnx__NodeProto *node, cm_
         (st = cm_import_need(im, node, in, n_in, 1, CM_TENSOR_CONST)) != CM_OK)
         return st;
     const cm_tensor *a = in[0], *w = in[1];
+    if ((st = cm_import_check_weight_bits(im, node, w)) != CM_OK)
+        return st;
     if (a->rank != 2 || w->rank != 2)
         return cm_import_fail(im, node, CM_EINPUT, "expects a 2-D input and 2-D weights");
     int64_t k = trans_b ? w->dims[1] : w->dims[0], n = trans_b ? w->dims[0] : w->dims[1];
@@ -573,6 +603,10 @@ cm_status cm_import_elementwise(cm_import *im, const Onnx__NodeProto *node, cm_t
         ordered[0] = in[1];
         ordered[1] = in[0];
     }
+    /* The constant operand becomes the layer's weight_q, which the backends read as
+     * a weight width. */
+    if (!both && (st = cm_import_check_weight_bits(im, node, ordered[1])) != CM_OK)
+        return st;
     cm_op op = arith == '+' || arith == '-' ? CM_OP_ADD : CM_OP_MUL;
     cm_layer *l = cm_import_add_layer(im, node, op, ordered, both ? 2 : 1);
     if (!l)
@@ -641,6 +675,10 @@ static cm_status upsample(cm_import *im, const Onnx__NodeProto *node, cm_tensor 
         if (!(scales ? scales[0] == 1 && scales[1] == 1
                      : sizes->values[0] == 1 && sizes->values[1] == x->dims[1]))
             return cm_import_fail(im, node, CM_EINPUT, "only spatial axes may be scaled");
+        /* Checked here, not only with the output: the factors below narrow it to int. */
+        if (dims[i] <= 0 || dims[i] > CM_DIM_MAX)
+            return cm_import_fail(im, node, CM_EINPUT, "output size %lld is out of range 1-%lld",
+                                  (long long)dims[i], (long long)CM_DIM_MAX);
     }
     cm_layer *l = cm_import_add_layer(im, node, CM_OP_UPSAMPLE, &x, 1);
     if (!l)

@@ -4,7 +4,7 @@
 
 #include "model/import_ops.h"
 
-static bool is_onnx_domain(const char *domain)
+bool cm_import_is_onnx_domain(const char *domain)
 {
     return !domain || !*domain || strcmp(domain, "ai.onnx") == 0;
 }
@@ -30,7 +30,7 @@ cm_node_handler cm_import_handler_for(const char *domain, const char *op_type)
         return NULL;
     if (is_qonnx_domain(domain))
         return lookup(cm_qonnx_ops, op_type);
-    if (!is_onnx_domain(domain))
+    if (!cm_import_is_onnx_domain(domain))
         return NULL;
     cm_node_handler h = lookup(cm_layer_ops, op_type);
     return h ? h : lookup(cm_shape_ops, op_type);

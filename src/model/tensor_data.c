@@ -74,6 +74,12 @@ static double typed_element(const Onnx__TensorProto *tp, int64_t i)
     case DT_INT64: return (double)tp->int64_data[i];
     case DT_UINT32: case DT_UINT64: return (double)tp->uint64_data[i];
     case DT_FLOAT16: return half_to_double((uint16_t)tp->int32_data[i]);
+    case DT_BFLOAT16: { /* the upper half of a float32, stored as int32 like float16 */
+        uint32_t bits = (uint32_t)(uint16_t)tp->int32_data[i] << 16;
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        return f;
+    }
     default: return tp->int32_data[i];
     }
 }

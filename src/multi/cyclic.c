@@ -64,6 +64,7 @@ static uint64_t dse_budget(int n_tasks)
 typedef struct run_ctx {
     const cm_multi_options *o;
     bool screen;
+    double deadline;
 } run_ctx;
 
 static cm_status run(const cm_mt_inst *x, const void *ctx, double *sl, double *start,
@@ -71,9 +72,9 @@ static cm_status run(const cm_mt_inst *x, const void *ctx, double *sl, double *s
 {
     const run_ctx *c = ctx;
     if (c->o->scheduler == CM_MULTI_ILP && !c->screen)
-        return cm_mt_ilp(x, c->o->ilp_modes, sl, start, period, optimal, err);
-    uint64_t budget = c->screen ? 1 : dse_budget(x->n_tasks);
-    return cm_mt_list_run(x, &budget, sl, start, period, optimal, evals, err);
+        return cm_mt_ilp(x, c->o->ilp_modes, c->deadline, sl, start, period, optimal, err);
+    cm_mt_list_limits lim = {c->screen ? 1 : dse_budget(x->n_tasks), c->deadline};
+    return cm_mt_list_run(x, &lim, sl, start, period, optimal, evals, err);
 }
 
 /* Schedules one repetition vector; *value gets its objective. A screening run keeps
@@ -94,10 +95,12 @@ static cm_status schedule_reps(cm_mt_dse *d, const int *idx, const cm_multi_engi
         jobs[i] = (cm_multi_job){e[i]->n_subgraphs, l, b, r[i]};
     }
     cm_multi_problem p = {d->n, jobs, d->bandwidth};
-    run_ctx c = {d->o, screen};
+    run_ctx c = {d->o, screen, d->deadline};
     cm_mt_solver solver = {run, &c};
     cm_multi_schedule s;
     cm_status st = cm_mt_solve(&p, &solver, &s, err);
+    /* The solvers stop at the deadline with the best schedule they have. */
+    cm_mt_out_of_time(d);
     if (st == CM_OK) {
         double fps[d->n];
         for (int i = 0; i < d->n; i++)
@@ -140,6 +143,8 @@ static cm_status screen(cm_mt_dse *d, const int *idx, const cm_multi_engine *con
     for (int v = 0; st == CM_OK && v < count; v++) {
         const int *r = &reps[v * d->n];
         double value = INFINITY;
+        if (cm_mt_out_of_time(d))
+            break;
         if (!within_limit(d, executions(d, e, r)))
             continue;
         if (d->best_set && quick_bound(d, e, r) >= d->best_value * (1.0 - 1e-9) - 1e-12)
@@ -177,14 +182,14 @@ cm_status cm_mt_cyclic(cm_mt_dse *d, const int *idx, cm_error *err)
     cm_status st = CM_OK;
     double value;
     if (d->o->scheduler == CM_MULTI_ILP) {
-        for (int v = 0; st == CM_OK && v < count; v++)
+        for (int v = 0; st == CM_OK && v < count && !cm_mt_out_of_time(d); v++)
             if (within_limit(d, executions(d, e, &reps[v * n])) &&
                 (!d->best_set ||
                  quick_bound(d, e, &reps[v * n]) < d->best_value * (1.0 - 1e-9) - 1e-12))
                 st = schedule_reps(d, idx, e, &reps[v * n], false, &value, err);
     } else {
         st = screen(d, idx, e, reps, count, pick, err);
-        for (int q = 0; st == CM_OK && q < SEARCHED && pick[q] >= 0; q++)
+        for (int q = 0; st == CM_OK && q < SEARCHED && pick[q] >= 0 && !cm_mt_out_of_time(d); q++)
             st = schedule_reps(d, idx, e, &reps[pick[q] * n], false, &value, err);
     }
     free(reps);

@@ -11,6 +11,63 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/progress.h"
+
+bool cm_mt_out_of_time(cm_mt_dse *d)
+{
+    if (!d->stopped && cm_seconds_now() >= d->deadline)
+        d->stopped = true;
+    return d->stopped;
+}
+
+/* ---- interchangeable networks ---- */
+
+static bool same_engine(const cm_multi_engine *a, const cm_multi_engine *b)
+{
+    if (a->latency_s != b->latency_s || a->bytes != b->bytes || a->n_subgraphs != b->n_subgraphs ||
+        memcmp(&a->resources, &b->resources, sizeof a->resources) != 0)
+        return false;
+    for (int s = 0; s < a->n_subgraphs; s++)
+        if (a->subgraphs[s].latency_s != b->subgraphs[s].latency_s ||
+            a->subgraphs[s].bytes != b->subgraphs[s].bytes)
+            return false;
+    return true;
+}
+
+static bool same_network(const cm_mt_dse *d, int i, int j)
+{
+    const cm_multi_model *a = &d->r->models[i], *b = &d->r->models[j];
+    if (a->n_front != b->n_front || d->norm[i] != d->norm[j] || d->cap[i] != d->cap[j])
+        return false;
+    for (int k = 0; k < a->n_front; k++)
+        if (!same_engine(&a->front[k], &b->front[k]))
+            return false;
+    return true;
+}
+
+/* Copies of one network (f-CNNx's sets repeat CIFAR-10) give joint points that only
+ * permute engines among themselves; their schedules are the same problem with the
+ * jobs renamed, so one of them stands for all: the one whose engine indices do not
+ * decrease along each group of twins. Of the 1,828 points of five LeNets that fit a
+ * ZC706, 75 remain. */
+void cm_mt_find_twins(cm_mt_dse *d)
+{
+    for (int i = 0; i < d->n; i++) {
+        d->twin[i] = -1;
+        for (int j = i - 1; j >= 0 && d->twin[i] < 0; j--)
+            if (same_network(d, i, j))
+                d->twin[i] = j;
+    }
+}
+
+static bool canonical(const cm_mt_dse *d, const int *idx)
+{
+    for (int i = 0; i < d->n; i++)
+        if (d->twin[i] >= 0 && idx[d->twin[i]] > idx[i])
+            return false;
+    return true;
+}
+
 /* ---- joint design points ---- */
 
 static const cm_multi_engine *engine(const cm_mt_dse *d, const int *idx, int i)
@@ -76,10 +133,17 @@ cm_status cm_mt_enumerate(cm_mt_dse *d, cm_error *err)
     memset(idx, 0, sizeof idx);
     do {
         cm_resources sum;
+        /* The count of points grows as the product of the fronts. Without a fitting
+         * point there is nothing to return, so the enumeration goes on until one. */
+        if ((d->r->joint_points & 4095) == 4095 && d->n_cands > 0 && cm_mt_out_of_time(d))
+            break;
         d->r->joint_points++;
         if (!fits(d, idx, &sum))
             continue;
         d->r->joint_feasible++;
+        if (!canonical(d, idx))
+            continue;
+        d->r->joint_distinct++;
         cm_status st = add_candidate(d, idx, err);
         if (st != CM_OK)
             return st;
@@ -172,6 +236,8 @@ cm_status cm_mt_explore(cm_mt_dse *d, cm_error *err)
     qsort(d->cands, (size_t)d->n_cands, sizeof *d->cands, by_bound);
     for (int k = 0; st == CM_OK && k < d->n_cands; k++) {
         if (d->cands[k].bound >= d->best_value * (1.0 - 1e-9) - 1e-12)
+            break;
+        if (cm_mt_out_of_time(d))
             break;
         if (d->cands[k].index != base_index)
             st = cm_mt_schedule_point(d, &d->cand_idx[(size_t)d->cands[k].index * d->n], err);

@@ -32,7 +32,16 @@ typedef struct cm_mt_dse {
     cm_multi_schedule best;
     int ilp_smallest;            /* ILP: fewest executions of a period seen (refusals) */
     bool ilp_fits;             /* ILP: some period was small enough for it */
+    int *twin;                   /* per network: the previous one it is interchangeable
+                                  * with (same front, same goal), or -1 */
+    double deadline;             /* cm_seconds_now() at which the exploration stops */
+    bool stopped;                /* it did stop there */
 } cm_mt_dse;
+
+/* Fills d->twin. */
+void cm_mt_find_twins(cm_mt_dse *d);
+/* Whether the time limit has come (and records that it has). */
+bool cm_mt_out_of_time(cm_mt_dse *d);
 
 cm_status cm_mt_enumerate(cm_mt_dse *d, cm_error *err);
 cm_status cm_mt_explore(cm_mt_dse *d, cm_error *err);

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/progress.h"
+
 #define EPS 1e-9
 #define MAX_ROWS 40000
 /* A guard, not a budget: a program past the size limit can still take hours (f-CNNx
@@ -281,17 +283,39 @@ static void read_solution(const ilp *p, double *sl, double *start, double *perio
     *period = glp_mip_obj_val(p->lp) * p->horizon;
 }
 
-static cm_status solve(ilp *p, double *sl, double *start, double *period, bool *optimal,
-                       cm_error *err)
+/* Without an incumbent when time runs out: the list schedule without slow-downs, which
+ * the bandwidth limit allows, so the caller still has a schedule. */
+static cm_status plain_schedule(const cm_mt_inst *x, double *sl, double *start, double *period,
+                                cm_error *err)
 {
+    cm_mt_ws w = {0};
+    cm_status st = cm_mt_ws_init(x, &w, err);
+    if (st == CM_OK) {
+        for (int k = 0; k < x->n_tasks; k++)
+            sl[k] = 1.0;
+        *period = cm_mt_rcls(x, sl, true, &w, start, NULL);
+    }
+    cm_mt_ws_free(&w);
+    return st;
+}
+
+static cm_status solve(ilp *p, double deadline, double *sl, double *start, double *period,
+                       bool *optimal, cm_error *err)
+{
+    double left_ms = (deadline - cm_seconds_now()) * 1e3;
+    *optimal = false;
+    if (!(left_ms >= 1.0))
+        return plain_schedule(p->x, sl, start, period, err);
     glp_load_matrix(p->lp, p->nnz, p->row, p->col, p->val);
     glp_iocp parm;
     glp_init_iocp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
-    parm.tm_lim = TIME_LIMIT_MS;
+    parm.tm_lim = left_ms < TIME_LIMIT_MS ? (int)left_ms : TIME_LIMIT_MS;
     parm.presolve = GLP_ON;
     int rc = glp_intopt(p->lp, &parm);
     int status = glp_mip_status(p->lp);
+    if (rc == GLP_ETMLIM && status != GLP_OPT && status != GLP_FEAS)
+        return plain_schedule(p->x, sl, start, period, err);
     if ((rc != 0 && rc != GLP_ETMLIM) || (status != GLP_OPT && status != GLP_FEAS))
         return cm_error_set(err, CM_EINTERNAL, "GLPK failed on the schedule program (code %d, "
                             "status %d)", rc, status);
@@ -328,8 +352,8 @@ static cm_status horizon(const cm_mt_inst *x, double *h, cm_error *err)
     return st;
 }
 
-cm_status cm_mt_ilp(const cm_mt_inst *x, int modes, double *sl, double *start, double *period,
-                    bool *optimal, cm_error *err)
+cm_status cm_mt_ilp(const cm_mt_inst *x, int modes, double deadline, double *sl, double *start,
+                    double *period, bool *optimal, cm_error *err)
 {
     ilp p = {.x = x, .modes = modes < 1 ? 1 : modes > 4 ? 4 : modes};
     cm_status st = horizon(x, &p.horizon, err);
@@ -353,7 +377,7 @@ cm_status cm_mt_ilp(const cm_mt_inst *x, int modes, double *sl, double *start, d
         st = cm_error_set(err, CM_EINFEASIBLE, "the ILP scheduler's program for %d subgraph "
                           "executions exceeds %d rows; use --scheduler list", x->n_tasks, MAX_ROWS);
     else
-        st = solve(&p, sl, start, period, optimal, err);
+        st = solve(&p, deadline, sl, start, period, optimal, err);
     ilp_free(&p);
     return st;
 }
@@ -372,7 +396,7 @@ static cm_status ilp_run(const cm_mt_inst *x, const void *ctx, double *sl, doubl
         return cm_error_set(err, CM_EINFEASIBLE, "the ILP scheduler takes at most %d subgraph "
                             "executions per period; this problem has %d", c->max_tasks,
                             x->n_tasks);
-    return cm_mt_ilp(x, c->modes, sl, start, period, optimal, err);
+    return cm_mt_ilp(x, c->modes, INFINITY, sl, start, period, optimal, err);
 }
 
 cm_status cm_multi_schedule_ilp(const cm_multi_problem *pr, int modes, int max_tasks,

@@ -24,6 +24,7 @@ void cm_multi_options_init(cm_multi_options *o)
         .ilp_modes = 4,
         .burst_length = 1024,
         .max_slots = 64,
+        .time_limit_s = CM_MULTI_DEFAULT_TIME_LIMIT_S,
     };
 }
 
@@ -54,6 +55,8 @@ static cm_status check(const cm_multi_input *models, int n, const cm_multi_optio
         return cm_error_set(err, CM_EUSAGE, "multi needs at least two networks, not %d", n);
     if (o->bandwidth_gbps < 0 || !isfinite(o->bandwidth_gbps))
         return cm_error_set(err, CM_EUSAGE, "bandwidth must be positive");
+    if (!(o->time_limit_s >= 0) || !isfinite(o->time_limit_s))
+        return cm_error_set(err, CM_EUSAGE, "the time limit must be a positive number of seconds");
     if (o->clock_mhz < 0 || o->word_bits < 1 || o->burst_length < 1 || o->max_slots < 1)
         return cm_error_set(err, CM_EUSAGE, "clock, word bits, burst length and slots must be "
                             "positive");
@@ -80,6 +83,7 @@ static cm_status new_result(const cm_multi_input *models, int n, const cm_board 
     r->bandwidth_gbps = o->bandwidth_gbps > 0 ? o->bandwidth_gbps : b->bandwidth_gbps;
     r->clock_mhz = o->clock_mhz > 0 ? o->clock_mhz : b->clock_mhz;
     r->word_bits = o->word_bits;
+    r->time_limit_s = o->time_limit_s > 0 ? o->time_limit_s : CM_MULTI_DEFAULT_TIME_LIMIT_S;
     r->burst_length = o->burst_length;
     r->words_per_cycle = r->bandwidth_gbps * 1e9 / (r->clock_mhz * 1e6) / (o->word_bits / 8.0);
     for (int i = 0; i < n; i++) {
@@ -141,11 +145,11 @@ static cm_status no_joint_point(const cm_multi_result *r, const cm_board *b, cm_
 }
 
 static cm_status dse_init(cm_mt_dse *d, const cm_board *b, const cm_multi_options *o,
-                          cm_multi_result *r, cm_error *err)
+                          double deadline, cm_multi_result *r, cm_error *err)
 {
     const size_t n = (size_t)r->n_models;
     *d = (cm_mt_dse){.o = o, .board = b, .r = r, .n = r->n_models,
-                     .bandwidth = r->bandwidth_gbps * 1e9};
+                     .bandwidth = r->bandwidth_gbps * 1e9, .deadline = deadline};
     d->norm = malloc(n * sizeof *d->norm);
     d->cap = malloc(n * sizeof *d->cap);
     d->u = malloc(n * sizeof *d->u);
@@ -153,7 +157,9 @@ static cm_status dse_init(cm_mt_dse *d, const cm_board *b, const cm_multi_option
     d->f = malloc(n * sizeof *d->f);
     d->best_fps = malloc(n * sizeof *d->best_fps);
     d->best_idx = malloc(n * sizeof *d->best_idx);
-    if (!d->norm || !d->cap || !d->u || !d->c || !d->f || !d->best_fps || !d->best_idx)
+    d->twin = malloc(n * sizeof *d->twin);
+    if (!d->norm || !d->cap || !d->u || !d->c || !d->f || !d->best_fps || !d->best_idx ||
+        !d->twin)
         return cm_error_nomem(err);
     for (int i = 0; i < d->n; i++) {
         const cm_multi_model *m = &r->models[i];
@@ -162,6 +168,7 @@ static cm_status dse_init(cm_mt_dse *d, const cm_board *b, const cm_multi_option
         d->cap[i] = fps ? m->target_fps : INFINITY;
     }
     d->goal = (cm_mt_goal){d->n, d->norm, d->cap};
+    cm_mt_find_twins(d);
     return CM_OK;
 }
 
@@ -174,6 +181,7 @@ static void dse_free(cm_mt_dse *d)
     free(d->f);
     free(d->best_fps);
     free(d->best_idx);
+    free(d->twin);
     free(d->cands);
     free(d->cand_idx);
     cm_multi_schedule_free(&d->best);
@@ -194,12 +202,12 @@ static void adopt(cm_mt_dse *d, cm_multi_result *r)
     cm_mt_slot_table(&r->schedule, d->o, d->bandwidth, r->words_per_cycle, r->word_bits);
 }
 
-static cm_status explore(const cm_board *b, const cm_multi_options *o, cm_multi_result *r,
-                         cm_error *err)
+static cm_status explore(const cm_board *b, const cm_multi_options *o, double deadline,
+                         cm_multi_result *r, cm_error *err)
 {
     cm_mt_dse d;
     double t0 = cm_seconds_now();
-    cm_status st = dse_init(&d, b, o, r, err);
+    cm_status st = dse_init(&d, b, o, deadline, r, err);
     if (st == CM_OK)
         st = cm_mt_enumerate(&d, err);
     if (st == CM_OK && d.n_cands == 0)
@@ -213,6 +221,7 @@ static cm_status explore(const cm_board *b, const cm_multi_options *o, cm_multi_
                           r->n_models);
     if (st == CM_OK)
         adopt(&d, r);
+    r->stopped_early = d.stopped;
     dse_free(&d);
     r->schedule_time_s = cm_seconds_now() - t0;
     return st;
@@ -222,6 +231,9 @@ cm_status cm_multi_map(const cm_multi_input *models, int n, const cm_board *boar
                        const cm_multi_options *o, cm_multi_result **out, cm_error *err)
 {
     *out = NULL;
+    /* The limit is on the whole mapping, as the user's clock sees it; the fronts take
+     * their share of it first. */
+    const double t0 = cm_seconds_now();
     cm_status st = check(models, n, o, err);
     if (st != CM_OK)
         return st;
@@ -230,7 +242,7 @@ cm_status cm_multi_map(const cm_multi_input *models, int n, const cm_board *boar
     if (st == CM_OK)
         st = fronts(models, board, o, r, err);
     if (st == CM_OK)
-        st = explore(board, o, r, err);
+        st = explore(board, o, t0 + r->time_limit_s, r, err);
     if (st != CM_OK) {
         cm_multi_result_free(r);
         return st;

@@ -37,6 +37,7 @@ void cm_mt_inst_free(cm_mt_inst *x);
 
 /* Scratch for the list scheduler, sized for one instance. */
 typedef struct cm_mt_ws {
+    double deadline;  /* cm_seconds_now() at which the slow-down search stops */
     int *next, *busy, *order;
     int *rank;        /* per job: lower runs first among ready jobs (0 for all: the
                        * longest remaining chain first) */
@@ -82,7 +83,14 @@ typedef struct cm_mt_solver {
     const void *ctx;
 } cm_mt_solver;
 
-/* The list scheduler as a solver; ctx points at its uint64_t evaluation budget. */
+/* The list scheduler's limits: schedules built (0: a default that grows with the
+ * tasks) and a wall-clock deadline (INFINITY: none). */
+typedef struct cm_mt_list_limits {
+    uint64_t budget;
+    double deadline;
+} cm_mt_list_limits;
+
+/* The list scheduler as a solver; ctx points at its cm_mt_list_limits. */
 cm_status cm_mt_list_run(const cm_mt_inst *x, const void *ctx, double *sl, double *start,
                          double *period, bool *optimal, uint64_t *evals, cm_error *err);
 
@@ -90,9 +98,11 @@ cm_status cm_mt_list_run(const cm_mt_inst *x, const void *ctx, double *sl, doubl
 cm_status cm_mt_solve(const cm_multi_problem *p, const cm_mt_solver *solver,
                       cm_multi_schedule *out, cm_error *err);
 
-/* The ILP on an instance; *period gets its optimum. */
-cm_status cm_mt_ilp(const cm_mt_inst *x, int modes, double *sl, double *start, double *period,
-                    bool *optimal, cm_error *err);
+/* The ILP on an instance; *period gets its optimum. GLPK stops at the deadline (and
+ * after two minutes in any case); without an incumbent by then the schedule is the
+ * list schedule without slow-downs. */
+cm_status cm_mt_ilp(const cm_mt_inst *x, int modes, double deadline, double *sl, double *start,
+                    double *period, bool *optimal, cm_error *err);
 
 /* ---- objectives (eqs. 5 and 6) ---- */
 

@@ -69,6 +69,7 @@ void cm_mt_inst_free(cm_mt_inst *x)
 cm_status cm_mt_ws_init(const cm_mt_inst *x, cm_mt_ws *w, cm_error *err)
 {
     size_t j = (size_t)x->n_jobs, n = (size_t)x->n_tasks;
+    w->deadline = INFINITY;
     w->next = malloc(j * sizeof *w->next);
     w->busy = malloc(j * sizeof *w->busy);
     w->order = malloc(j * sizeof *w->order);

@@ -82,6 +82,8 @@ static json_t *design_json(const cm_multi_result *r)
     json_object_set_new(o, "period_s", s->kind == CM_MULTI_CYCLIC ? json_real(s->period_s)
                                                                    : json_null());
     json_object_set_new(o, "optimal", json_boolean(s->optimal));
+    json_object_set_new(o, "time_limit_s", json_real(r->time_limit_s));
+    json_object_set_new(o, "stopped_early", json_boolean(r->stopped_early));
     json_object_set_new(o, "resources", cm_resources_json(&r->resources, false));
     json_object_set_new(o, "models", models);
     json_object_set_new(o, "slot_table", slots);
@@ -152,6 +154,9 @@ char *cm_multi_report_md(const cm_multi_result *r)
     cm_strbuf_printf(&b, "- joint design points %llu, feasible %llu, scheduled %llu\n",
         (unsigned long long)r->joint_points, (unsigned long long)r->joint_feasible,
         (unsigned long long)r->joint_scheduled);
+    if (r->stopped_early)
+        cm_strbuf_printf(&b, "- stopped early: the time limit of %g s ended the exploration; "
+                         "this is the best design found by then\n", r->time_limit_s);
     md_models(&b, r);
     md_slots(&b, r);
     return cm_strbuf_take(&b);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/progress.h"
+
 #define STEP0 0.25
 #define STEP_MIN (1.0 / 64.0)
 
@@ -36,6 +38,10 @@ static bool better(point a, point b)
 static point evaluate(searcher *s)
 {
     point p;
+    /* A schedule takes microseconds: the clock is read every 32 of them, and at the
+     * deadline the budget ends, so every loop below winds down with the best so far. */
+    if ((s->evals & 31) == 31 && cm_seconds_now() >= s->w->deadline)
+        s->budget = s->evals;
     s->evals++;
     p.makespan = cm_mt_rcls(s->x, s->sl, true, s->w, s->start, &p.flow);
     return p;
@@ -189,7 +195,7 @@ static void try_orders(const cm_mt_inst *x, uint64_t budget, cm_mt_ws *w, double
     for (int j = 0; j < x->n_jobs; j++)
         w->rank[j] = j;
     do {
-        if (!try_sl || !start)
+        if (!try_sl || !start || cm_seconds_now() >= w->deadline)
             break;
         double m = one_order(x, budget, w, try_sl, start, evals);
         if (m < *best * (1.0 - 1e-12)) {
@@ -219,10 +225,13 @@ double cm_mt_schedule_instance(const cm_mt_inst *x, uint64_t budget, cm_mt_ws *w
 cm_status cm_mt_list_run(const cm_mt_inst *x, const void *ctx, double *sl, double *start,
                          double *period, bool *optimal, uint64_t *evals, cm_error *err)
 {
+    const cm_mt_list_limits *lim = ctx;
     cm_mt_ws w = {0};
     cm_status st = cm_mt_ws_init(x, &w, err);
-    if (st == CM_OK)
-        *period = cm_mt_schedule_instance(x, *(const uint64_t *)ctx, &w, sl, start, evals);
+    if (st == CM_OK) {
+        w.deadline = lim->deadline;
+        *period = cm_mt_schedule_instance(x, lim->budget, &w, sl, start, evals);
+    }
     *optimal = false;
     cm_mt_ws_free(&w);
     return st;
@@ -231,6 +240,7 @@ cm_status cm_mt_list_run(const cm_mt_inst *x, const void *ctx, double *sl, doubl
 cm_status cm_multi_schedule_list(const cm_multi_problem *p, uint64_t max_evaluations,
                                  cm_multi_schedule *out, cm_error *err)
 {
-    cm_mt_solver s = {cm_mt_list_run, &max_evaluations};
+    cm_mt_list_limits lim = {max_evaluations, INFINITY};
+    cm_mt_solver s = {cm_mt_list_run, &lim};
     return cm_mt_solve(p, &s, out, err);
 }

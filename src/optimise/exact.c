@@ -14,6 +14,11 @@
 
 #define EX_DEFAULT_TIME_LIMIT_S 60.0
 
+/* The rule optimiser's partition merging is quadratic in the nodes and does not stop
+ * at the time limit (10,000 layers take half a minute), so beyond this many nodes the
+ * search starts without its warm start. */
+#define EX_WARM_START_MAX_NODES 1000
+
 static const char *const res_names[EX_RESOURCES] = {"DSP", "BRAM18", "URAM", "LUT", "FF"};
 
 /* A node no configuration of which fits the board: names it and the resource its
@@ -129,6 +134,12 @@ static cm_status apply_result(ex_problem *p, const ex_result *res, cm_error *err
 static void report(const ex_problem *p, const ex_result *res, double ub, cm_optimise_result *r)
 {
     r->evaluations += p->evaluations;
+    if (res->no_bound) {
+        snprintf(r->note, sizeof r->note, "%s%s", res->why,
+                 isinf(ub) ? "; no feasible design was found" : "; the design is the rule "
+                 "optimiser's");
+        return;
+    }
     if (isinf(res->lb)) {
         r->proven_infeasible = true;
         explain_infeasible(p, r->note, sizeof r->note);
@@ -152,6 +163,8 @@ static cm_design_point *warm_start(cm_design *d, const cm_optimise_options *o,
                                    cm_optimise_result *r, double *cost, cm_error *err)
 {
     *cost = INFINITY;
+    if (d->hd.n_nodes > EX_WARM_START_MAX_NODES)
+        return NULL;
     cm_optimise_options ro = *o;
     ro.progress = false;
     cm_optimise_result rr = {0};

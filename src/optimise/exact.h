@@ -113,6 +113,7 @@ typedef struct ex_result {
     int *first;              /* first node of each partition of the best design */
     int *choice;             /* configuration index per node */
     bool timed_out;
+    bool no_bound;           /* stopped before the search had a valid bound */
     char why[160];           /* why the gap is open, when it is */
 } ex_result;
 

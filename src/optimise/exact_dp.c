@@ -24,6 +24,17 @@
 /* Joint folding values across one cut beyond this are refused (a chain has one). */
 #define EX_MAX_STATES 65536
 
+/* Segment records beyond this many are not set up (about 1 GiB): the cut graph holds
+ * only segments whose least resources fit the board, which is linear in the network
+ * for a given board, but a board that holds thousands of tiny layers at once would
+ * still make it quadratic. */
+#define EX_MAX_SEGMENTS (8 * 1000 * 1000)
+
+/* The set-up of a small cut graph takes milliseconds and gives the bound even after the
+ * warm start used up the time: the deadline only stops set-ups beyond this many
+ * segments. */
+#define EX_SETUP_GRACE 4096
+
 typedef struct dp_cut {
     int node;     /* the cut follows this node; -1 for the start */
     int n_src;
@@ -59,7 +70,11 @@ typedef struct dp {
     ex_problem *p;
     int n_cuts;
     dp_cut *cut;
-    dp_seg *seg;         /* n_cuts * n_cuts, [a * n_cuts + b] for a < b */
+    dp_seg **row;        /* per cut a: the segments to cuts a + 1 .. a + n_row[a] */
+    int *n_row;          /* segments beyond these cannot fit the board */
+    long n_segs;
+    bool incomplete;     /* the time limit or EX_MAX_SEGMENTS stopped the set-up */
+    bool over_budget;    /* ... and it was EX_MAX_SEGMENTS */
     dp_label **lb, **ub; /* per cut and state */
     double **suffix;     /* per cut and state: least cost (lower bounds) to the end */
 } dp;
@@ -69,7 +84,11 @@ typedef struct dp_step {
     int s, t;
 } dp_step;
 
-static dp_seg *seg_at(const dp *g, int a, int b) { return &g->seg[a * g->n_cuts + b]; }
+/* NULL when the segment cannot fit the board (or was never set up). */
+static dp_seg *seg_at(const dp *g, int a, int b)
+{
+    return b > a && b - a <= g->n_row[a] && g->row[a] ? &g->row[a][b - a - 1] : NULL;
+}
 
 static int64_t state_value(const dp *g, int c, int q, int s)
 {
@@ -160,6 +179,8 @@ static cm_status seg_init(dp *g, int a, int b, cm_error *err)
     sg->b = b;
     ex_segment_init(g->p, ca->node + 1, cb->node + 1, &sg->seg);
     sg->lb0 = cheap_bound(g->p, &sg->seg);
+    if (ca->n_src == 0)
+        return CM_OK; /* nothing carried across: no allocation per segment */
     sg->carry = malloc((size_t)(2 * ca->n_src + 1) * sizeof *sg->carry);
     if (!sg->carry)
         return cm_error_nomem(err);
@@ -172,6 +193,61 @@ static cm_status seg_init(dp *g, int a, int b, cm_error *err)
     return CM_OK;
 }
 
+/* How many segments from cut a can fit: adding a node only adds to the least
+ * resources, so they are the ones up to the first that cannot. */
+static int fitting_row(const dp *g, int a)
+{
+    const ex_problem *p = g->p;
+    cm_resources sum = {0};
+    int b = a + 1;
+    for (; b < g->n_cuts; b++) {
+        for (int i = g->cut[b - 1].node + 1; i <= g->cut[b].node; i++) {
+            if (p->nodes[i].n_cfg == 0)
+                return b - a - 1;
+            ex_res_add(&sum, &p->nodes[i].min_fit);
+        }
+        if (!ex_res_fits(&sum, &p->d->board.resources))
+            break;
+    }
+    return b - a - 1;
+}
+
+static bool setup_late(const dp *g)
+{
+    return g->n_segs >= EX_SETUP_GRACE && cm_seconds_now() >= g->p->deadline;
+}
+
+/* Sets up the segments row by row (each costs a pass over the design), stopping at
+ * the deadline or the record budget with the graph marked incomplete. */
+static cm_status rows_init(dp *g, cm_error *err)
+{
+    for (int a = 0; a < g->n_cuts - 1; a++) {
+        int n = fitting_row(g, a);
+        if (n == 0)
+            continue;
+        if (g->n_segs + n > EX_MAX_SEGMENTS || setup_late(g)) {
+            g->incomplete = true;
+            g->over_budget = g->n_segs + n > EX_MAX_SEGMENTS;
+            return CM_OK;
+        }
+        if (!(g->row[a] = calloc((size_t)n, sizeof *g->row[a])))
+            return cm_error_nomem(err);
+        g->n_row[a] = n;
+        g->n_segs += n;
+        for (int b = a + 1; b <= a + n; b++) {
+            cm_status st = seg_init(g, a, b, err);
+            if (st != CM_OK)
+                return st;
+            if ((b & 63) == 0 && setup_late(g)) {
+                g->incomplete = true;
+                g->n_row[a] = b - a; /* the rest of the row is not set up */
+                return CM_OK;
+            }
+        }
+    }
+    return CM_OK;
+}
+
 static cm_status dp_init(dp *g, ex_problem *p, cm_error *err)
 {
     memset(g, 0, sizeof *g);
@@ -180,11 +256,12 @@ static cm_status dp_init(dp *g, ex_problem *p, cm_error *err)
     if (st != CM_OK)
         return st;
     int k = g->n_cuts;
-    g->seg = calloc((size_t)k * (size_t)k, sizeof *g->seg);
+    g->row = calloc((size_t)k, sizeof *g->row);
+    g->n_row = calloc((size_t)k, sizeof *g->n_row);
     g->lb = calloc((size_t)k, sizeof *g->lb);
     g->ub = calloc((size_t)k, sizeof *g->ub);
     g->suffix = calloc((size_t)k, sizeof *g->suffix);
-    if (!g->seg || !g->lb || !g->ub || !g->suffix)
+    if (!g->row || !g->n_row || !g->lb || !g->ub || !g->suffix)
         return cm_error_nomem(err);
     for (int c = 0; c < k; c++) {
         g->lb[c] = malloc((size_t)g->cut[c].n_states * sizeof **g->lb);
@@ -193,18 +270,14 @@ static cm_status dp_init(dp *g, ex_problem *p, cm_error *err)
         if (!g->lb[c] || !g->ub[c] || !g->suffix[c])
             return cm_error_nomem(err);
     }
-    for (int a = 0; a < k; a++)
-        for (int b = a + 1; b < k; b++)
-            if ((st = seg_init(g, a, b, err)) != CM_OK)
-                return st;
-    return CM_OK;
+    return rows_init(g, err);
 }
 
 static void dp_free(dp *g)
 {
     int k = g->n_cuts;
-    for (int a = 0; g->seg && a < k; a++)
-        for (int b = a + 1; b < k; b++) {
+    for (int a = 0; g->row && a < k; a++)
+        for (int b = a + 1; b < k && seg_at(g, a, b); b++) {
             dp_seg *sg = seg_at(g, a, b);
             free(sg->base.choice);
             free(sg->s_ok);
@@ -224,8 +297,11 @@ static void dp_free(dp *g)
         if (g->suffix)
             free(g->suffix[c]);
     }
+    for (int a = 0; g->row && a < k; a++)
+        free(g->row[a]);
     free(g->cut);
-    free(g->seg);
+    free(g->row);
+    free(g->n_row);
     free(g->lb);
     free(g->ub);
     free(g->suffix);
@@ -305,8 +381,9 @@ static void dp_pass(dp *g)
         for (int s = 0; s < g->cut[c].n_states; s++)
             g->lb[c][s] = g->ub[c][s] = (dp_label){INFINITY, -1, -1};
     g->lb[0][0].cost = g->ub[0][0].cost = 0.0;
-    for (int b = 1; b < g->n_cuts; b++)
-        for (int a = 0; a < b; a++)
+    /* Forward: every step into cut a has been relaxed before a's own steps. */
+    for (int a = 0; a < g->n_cuts - 1; a++)
+        for (int b = a + 1; b <= a + g->n_row[a]; b++)
             if (!isinf(seg_at(g, a, b)->lb0))
                 relax_segment(g, seg_at(g, a, b));
 }
@@ -319,7 +396,7 @@ static void suffix_pass(dp *g)
         for (int s = 0; s < g->cut[c].n_states; s++)
             g->suffix[c][s] = c == last ? 0.0 : INFINITY;
     for (int a = last - 1; a >= 0; a--)
-        for (int b = a + 1; b <= last; b++) {
+        for (int b = a + 1; b <= a + g->n_row[a]; b++) {
             const dp_seg *sg = seg_at(g, a, b);
             if (isinf(sg->lb0))
                 continue;
@@ -600,6 +677,18 @@ cm_status ex_search(ex_problem *p, ex_result *res, cm_error *err)
     memset(res, 0, sizeof *res);
     dp g;
     cm_status st = dp_init(&g, p, err);
+    if (st == CM_OK && g.incomplete) {
+        /* Paths over part of the segments bound nothing: no answer and no bound. */
+        res->lb = 0.0;
+        res->ub = INFINITY;
+        res->timed_out = res->no_bound = true;
+        snprintf(res->why, sizeof res->why,
+                 "the %s stopped the exact optimiser while it set up its cut graph (%ld "
+                 "segments)", g.over_budget ? "segment budget" : "time limit",
+                 g.n_segs);
+        dp_free(&g);
+        return CM_OK;
+    }
     if (st == CM_OK)
         st = search_loop(&g, res, err);
     if (st == CM_OK && !isinf(res->ub))

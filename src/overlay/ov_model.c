@@ -62,6 +62,16 @@ static void gemm_geometry(const cm_layer *l, int64_t *o, int64_t *cin, int64_t *
     *cout = l->out_shape.c * (l->op == CM_OP_FC ? l->out_shape.h * l->out_shape.w : 1);
 }
 
+int64_t cm_ov_gemm_extent(const cm_layer *l)
+{
+    int64_t o, cin, cout, kk;
+    gemm_geometry(l, &o, &cin, &cout, &kk);
+    /* Winograd's tiles are at most o, its channels at most cin and cout; groups only
+     * divide. */
+    int64_t m = o > kk * cin ? o : kk * cin;
+    return m > cout ? m : cout;
+}
+
 bool cm_ov_applicable(const cm_ov_array *arr, const cm_layer *l, cm_overlay_algorithm a)
 {
     if (l->op != CM_OP_CONV && l->op != CM_OP_FC)

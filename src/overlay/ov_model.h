@@ -40,6 +40,10 @@ bool cm_ov_applicable(const cm_ov_array *arr, const cm_layer *l, cm_overlay_algo
 uint64_t cm_ov_layer_cycles(const cm_ov_array *arr, const cm_layer *l, cm_overlay_algorithm a,
                             cm_overlay_dataflow *best);
 
+/* The largest GEMM dimension (rows, inner or columns) any algorithm gives a conv or fc
+ * layer: an array side beyond it only adds fill cycles (I_SA) to that layer. */
+int64_t cm_ov_gemm_extent(const cm_layer *l);
+
 /* Winograd's linear-transform overhead LT of eq. 12 for one of the (m+r-1)^2 GEMMs:
  * the part of the transforms the GEMM does not hide, Cin + Cout cycles. */
 uint64_t cm_ov_winograd_lt(const cm_ov_array *arr, int64_t tiles, int64_t cin, int64_t cout);

@@ -12,6 +12,7 @@
 #include "overlay/ov_util.h"
 #include "overlay/pbqp.h"
 #include "overlay/sizing.h"
+#include "util/progress.h"
 
 static const char *const algorithm_names[CM_OVERLAY_ALGORITHM_COUNT] = {
     "im2col", "kn2row", "winograd", "pool", "eltwise"};
@@ -34,6 +35,7 @@ void cm_overlay_options_default(cm_overlay_options *opt)
     opt->algorithms = CM_OVERLAY_ALL_ALGORITHMS;
     opt->wino_m = 2;
     opt->wino_r = 3;
+    opt->time_limit_s = CM_OVERLAY_DEFAULT_TIME_LIMIT_S;
 }
 
 static int algorithm_by_name(const char *name, size_t len)
@@ -74,6 +76,8 @@ static cm_status check_options(const cm_overlay_options *opt, const cm_board *b,
                             opt->wino_m, opt->wino_r);
     if ((opt->array[0] > 0) != (opt->array[1] > 0) || opt->array[0] < 0 || opt->array[1] < 0)
         return cm_error_set(err, CM_EUSAGE, "an array shape needs two positive sides");
+    if (!(opt->time_limit_s >= 0) || !isfinite(opt->time_limit_s))
+        return cm_error_set(err, CM_EUSAGE, "the time limit must be a positive number of seconds");
     *limit = opt->dsp_limit < 0 ? b->resources.dsp : opt->dsp_limit;
     if (*limit > b->resources.dsp)
         return cm_error_set(err, CM_EINFEASIBLE, "DSP: a limit of %lld DSPs exceeds the %lld of %s",
@@ -99,7 +103,7 @@ static cm_status fixed_array(const cm_overlay_options *opt, const cm_board *b, i
 }
 
 static cm_status choose_array(const cm_graph *g, const cm_board *b, const cm_overlay_options *opt,
-                              cm_ov_array *arr, cm_error *err)
+                              double deadline, cm_ov_array *arr, bool *stopped, cm_error *err)
 {
     int64_t limit = 0;
     cm_status st = check_options(opt, b, &limit, err);
@@ -115,7 +119,8 @@ static cm_status choose_array(const cm_graph *g, const cm_board *b, const cm_ove
         return cm_error_set(err, CM_EINPUT, "%s: the board needs a clock and a bandwidth", b->name);
     if (opt->array[0] > 0)
         return fixed_array(opt, b, limit, arr, err);
-    return cm_ov_size_array(g, arr, opt->algorithms, limit, b->resources.bram18, err);
+    return cm_ov_size_array(g, arr, opt->algorithms, limit, b->resources.bram18, deadline,
+                            stopped, err);
 }
 
 /* ---- mappings ---- */
@@ -320,12 +325,16 @@ cm_status cm_overlay_map(const cm_graph *g, const cm_board *board, const cm_over
         opt = &defaults;
     }
     cm_ov_array arr;
-    cm_status st = choose_array(g, board, opt, &arr, err);
+    bool stopped = false;
+    double limit = opt->time_limit_s > 0 ? opt->time_limit_s : CM_OVERLAY_DEFAULT_TIME_LIMIT_S;
+    cm_status st = choose_array(g, board, opt, cm_seconds_now() + limit, &arr, &stopped, err);
     if (st != CM_OK)
         return st;
     cm_overlay_result *r = calloc(1, sizeof *r);
     if (!r)
         return cm_error_nomem(err);
+    r->time_limit_s = limit;
+    r->stopped_early = stopped;
     r->array[0] = arr.p1;
     r->array[1] = arr.p2;
     r->clock_mhz = board->clock_mhz;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/progress.h"
+
 int64_t cm_ov_buffer_bram18(int p1, int p2)
 {
     return (int64_t)p1 + p2 + 2 * (int64_t)(p1 > p2 ? p1 : p2);
@@ -87,17 +89,38 @@ static int64_t widest_p2(int64_t p1, int64_t dsp_limit, int64_t bram18)
     return narrower < p2 ? narrower : p2;
 }
 
+/* Beyond the largest GEMM dimension of every layer a wider side divides nothing
+ * further and only adds I_SA's fill cycles, so both sides stop there: without this a
+ * board with 10^12 DSPs would try a billion shapes. */
+static int64_t side_cap(const distinct_layer *d, int n)
+{
+    int64_t cap = CM_OV_MIN_SIDE;
+    for (int k = 0; k < n; k++) {
+        int64_t e = cm_ov_gemm_extent(d[k].l);
+        cap = e > cap ? e : cap;
+    }
+    return cap > INT32_MAX ? INT32_MAX : cap;
+}
+
 /* Every term of eqs. 9-12 shrinks or stays as P_SA2 grows, but for I_SA's one cycle a
- * column, so for each P_SA1 only the widest P_SA2 is tried. */
+ * column, so for each P_SA1 only the widest P_SA2 (up to the cap) is tried. */
 static bool search(const distinct_layer *d, int n, cm_ov_array *arr, unsigned algorithms,
-                   int64_t dsp_limit, int64_t bram18)
+                   int64_t dsp_limit, int64_t bram18, double deadline, bool *stopped)
 {
     uint64_t best = UINT64_MAX;
     int best_p1 = 0, best_p2 = 0;
-    for (int64_t p1 = CM_OV_MIN_SIDE; p1 * CM_OV_MIN_SIDE <= dsp_limit; p1++) {
+    const int64_t cap = side_cap(d, n);
+    for (int64_t p1 = CM_OV_MIN_SIDE; p1 <= cap && p1 * CM_OV_MIN_SIDE <= dsp_limit; p1++) {
         int64_t p2 = widest_p2(p1, dsp_limit, bram18);
+        if (p2 > cap)
+            p2 = cap;
         if (p2 < CM_OV_MIN_SIDE)
             continue;
+        /* One shape costs every distinct layer: read the clock every 16 shapes. */
+        if (best_p1 > 0 && (p1 & 15) == 0 && cm_seconds_now() >= deadline) {
+            *stopped = true;
+            break;
+        }
         arr->p1 = (int)p1;
         arr->p2 = (int)p2;
         uint64_t t = weighted_cycles(arr, d, n, algorithms);
@@ -113,7 +136,8 @@ static bool search(const distinct_layer *d, int n, cm_ov_array *arr, unsigned al
 }
 
 cm_status cm_ov_size_array(const cm_graph *g, cm_ov_array *arr, unsigned algorithms,
-                           int64_t dsp_limit, int64_t bram18, cm_error *err)
+                           int64_t dsp_limit, int64_t bram18, double deadline, bool *stopped,
+                           cm_error *err)
 {
     if (dsp_limit < CM_OV_MIN_SIDE * CM_OV_MIN_SIDE)
         return cm_error_set(err, CM_EINFEASIBLE,
@@ -127,7 +151,7 @@ cm_status cm_ov_size_array(const cm_graph *g, cm_ov_array *arr, unsigned algorit
     if (!d)
         return cm_error_nomem(err);
     int n = distinct_layers(g, d);
-    bool found = search(d, n, arr, algorithms, dsp_limit, bram18);
+    bool found = search(d, n, arr, algorithms, dsp_limit, bram18, deadline, stopped);
     free(d);
     if (!found)
         return cm_error_set(err, CM_EINFEASIBLE,

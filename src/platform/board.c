@@ -8,7 +8,9 @@
  *    "resources": {"LUT": 218600, "FF": 437200, "DSP": 900, "BRAM": 1090, "URAM": 0},
  *    "bram_unit": "BRAM18", "clock_mhz": 125.0, "bandwidth_gbps": 3.8,
  *    "peak_bandwidth_gbps": 8.5, "reconfiguration_s": 0.6,
- *    "reconfiguration_estimated": false, "notes": "a string or an array of strings"} */
+ *    "reconfiguration_estimated": false, "notes": "a string or an array of strings"}
+ * Every number has a range (board.h); a value outside it is refused with the field and
+ * the range named. */
 #include <cnnmap/board.h>
 
 #include "platform/board_builtin.h"
@@ -16,7 +18,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
-#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +136,18 @@ static cm_status check_name(const char *name, const char *origin, cm_error *err)
     return CM_OK;
 }
 
+/* Board counts are checked in the file's unit, so that a message quotes the number the
+ * user wrote. */
+static cm_status check_count(const char *label, int64_t n, bool positive, const char *origin,
+                             cm_error *err)
+{
+    if (n < (positive ? 1 : 0) || n >= CM_BOARD_COUNT_LIMIT)
+        return cm_error_set(err, CM_EINPUT, "%s: \"%s\" must be %s and less than 2^40, not %lld",
+                            origin, label, positive ? "greater than 0" : "0 or more",
+                            (long long)n);
+    return CM_OK;
+}
+
 static cm_status get_count(const json_t *res, const char *key, bool positive,
                            const char *origin, int64_t *dst, cm_error *err)
 {
@@ -146,9 +160,8 @@ static cm_status get_count(const json_t *res, const char *key, bool positive,
     if (!json_is_integer(v))
         return cm_error_set(err, CM_EINPUT, "%s: \"%s\" must be an integer", origin, label);
     json_int_t n = json_integer_value(v);
-    if (n < 0 || (positive && n == 0))
-        return cm_error_set(err, CM_EINPUT, "%s: \"%s\" must be %s, not %lld", origin, label,
-                            positive ? "greater than 0" : "0 or more", (long long)n);
+    if ((st = check_count(label, (int64_t)n, positive, origin, err)) != CM_OK)
+        return st;
     *dst = (int64_t)n;
     return CM_OK;
 }
@@ -194,31 +207,76 @@ static cm_status get_resources(const json_t *obj, const char *origin, cm_board *
         (st = get_count(res, "URAM", false, origin, &r->uram, err)) != CM_OK ||
         (st = get_bram_unit(obj, origin, &b->bram_unit, err)) != CM_OK)
         return st;
-    if (b->bram_unit == CM_BRAM_UNIT_36K && bram > INT64_MAX / 2)
-        return cm_error_set(err, CM_EINPUT,
-                            "%s: \"resources.BRAM\" (%lld BRAM36) overflows when converted to "
-                            "BRAM18",
-                            origin, (long long)bram);
+    /* Below 2^40 BRAM36, the doubling cannot overflow. */
     r->bram18 = b->bram_unit == CM_BRAM_UNIT_36K ? 2 * bram : bram;
     return CM_OK;
 }
 
-/* JSON has no NaN or infinity and jansson rejects overflowing literals, but the check
- * stays so that the invariant does not depend on the parser. */
-static cm_status get_number(const json_t *obj, const char *key, bool zero_ok,
-                            const char *origin, double *dst, cm_error *err)
+/* The real-valued fields and their ranges (board.h says why they are bounded). */
+typedef struct real_field {
+    const char *key;
+    size_t offset; /* of the double in cm_board */
+    double lo, hi;
+    const char *unit;
+} real_field;
+
+static const real_field real_fields[] = {
+    {"clock_mhz", offsetof(cm_board, clock_mhz), CM_BOARD_CLOCK_MHZ_MIN, CM_BOARD_CLOCK_MHZ_MAX,
+     "MHz"},
+    {"bandwidth_gbps", offsetof(cm_board, bandwidth_gbps), CM_BOARD_BANDWIDTH_GBPS_MIN,
+     CM_BOARD_BANDWIDTH_GBPS_MAX, "GB/s"},
+    {"peak_bandwidth_gbps", offsetof(cm_board, peak_bandwidth_gbps), CM_BOARD_BANDWIDTH_GBPS_MIN,
+     CM_BOARD_BANDWIDTH_GBPS_MAX, "GB/s"},
+    {"reconfiguration_s", offsetof(cm_board, reconfiguration_s), 0.0,
+     CM_BOARD_RECONFIGURATION_S_MAX, "seconds"},
+};
+
+#define N_REAL_FIELDS (sizeof real_fields / sizeof real_fields[0])
+
+/* JSON has no NaN or infinity, but a board built in code can hold them, and the
+ * negated comparison rejects NaN too. */
+static cm_status check_real(const real_field *f, double x, const char *origin, cm_error *err)
+{
+    if (!(x >= f->lo && x <= f->hi))
+        return cm_error_set(err, CM_EINPUT,
+                            "%s: \"%s\" must be a finite number from %g to %g (%s), not %g",
+                            origin, f->key, f->lo, f->hi, f->unit, x);
+    return CM_OK;
+}
+
+static double *real_slot(cm_board *b, const real_field *f)
+{
+    return (double *)(void *)((char *)b + f->offset);
+}
+
+static double real_value(const cm_board *b, const real_field *f)
+{
+    return *(const double *)(const void *)((const char *)b + f->offset);
+}
+
+static cm_status get_number(const json_t *obj, const real_field *f, const char *origin,
+                            cm_board *b, cm_error *err)
 {
     json_t *v;
-    cm_status st = get_required(obj, key, key, origin, &v, err);
+    cm_status st = get_required(obj, f->key, f->key, origin, &v, err);
     if (st != CM_OK)
         return st;
     if (!json_is_number(v))
-        return cm_error_set(err, CM_EINPUT, "%s: \"%s\" must be a number", origin, key);
+        return cm_error_set(err, CM_EINPUT, "%s: \"%s\" must be a number", origin, f->key);
     double x = json_number_value(v);
-    if (!isfinite(x) || x < 0.0 || (!zero_ok && x == 0.0))
-        return cm_error_set(err, CM_EINPUT, "%s: \"%s\" must be a finite number %s, not %g",
-                            origin, key, zero_ok ? "0 or more" : "greater than 0", x);
-    *dst = x;
+    if ((st = check_real(f, x, origin, err)) != CM_OK)
+        return st;
+    *real_slot(b, f) = x;
+    return CM_OK;
+}
+
+/* A usable figure above the data-sheet peak is a unit mix-up (Gb/s for GB/s). */
+static cm_status check_bandwidths(const cm_board *b, const char *origin, cm_error *err)
+{
+    if (b->bandwidth_gbps > b->peak_bandwidth_gbps)
+        return cm_error_set(err, CM_EINPUT,
+                            "%s: \"bandwidth_gbps\" (%g) is above \"peak_bandwidth_gbps\" (%g)",
+                            origin, b->bandwidth_gbps, b->peak_bandwidth_gbps);
     return CM_OK;
 }
 
@@ -271,22 +329,35 @@ static cm_status get_texts(const json_t *obj, const char *origin, cm_board *b, c
 static cm_status get_timing(const json_t *obj, const char *origin, cm_board *b, cm_error *err)
 {
     cm_status st;
-    if ((st = get_number(obj, "clock_mhz", false, origin, &b->clock_mhz, err)) != CM_OK ||
-        (st = get_number(obj, "bandwidth_gbps", false, origin, &b->bandwidth_gbps, err)) !=
-            CM_OK ||
-        (st = get_number(obj, "peak_bandwidth_gbps", false, origin, &b->peak_bandwidth_gbps,
-                         err)) != CM_OK ||
-        (st = get_number(obj, "reconfiguration_s", true, origin, &b->reconfiguration_s, err)) !=
-            CM_OK ||
-        (st = get_bool(obj, "reconfiguration_estimated", origin, &b->reconfiguration_estimated,
+    for (size_t i = 0; i < N_REAL_FIELDS; i++)
+        if ((st = get_number(obj, &real_fields[i], origin, b, err)) != CM_OK)
+            return st;
+    if ((st = get_bool(obj, "reconfiguration_estimated", origin, &b->reconfiguration_estimated,
                        err)) != CM_OK)
         return st;
-    /* A usable figure above the data-sheet peak is a unit mix-up (Gb/s for GB/s). */
-    if (b->bandwidth_gbps > b->peak_bandwidth_gbps)
-        return cm_error_set(err, CM_EINPUT,
-                            "%s: \"bandwidth_gbps\" (%g) is above \"peak_bandwidth_gbps\" (%g)",
-                            origin, b->bandwidth_gbps, b->peak_bandwidth_gbps);
-    return CM_OK;
+    return check_bandwidths(b, origin, err);
+}
+
+cm_status cm_board_validate(const cm_board *b, const char *origin, cm_error *err)
+{
+    if (!origin)
+        origin = "board";
+    if (!b)
+        return cm_error_set(err, CM_EINTERNAL, "%s: no board given", origin);
+    const cm_resources *r = &b->resources;
+    int64_t bram = b->bram_unit == CM_BRAM_UNIT_36K ? r->bram18 / 2 : r->bram18;
+    cm_status st;
+    if ((st = check_count("resources.LUT", r->lut, true, origin, err)) != CM_OK ||
+        (st = check_count("resources.FF", r->ff, true, origin, err)) != CM_OK ||
+        (st = check_count("resources.DSP", r->dsp, true, origin, err)) != CM_OK ||
+        (st = check_count("resources.BRAM", bram, true, origin, err)) != CM_OK ||
+        (st = check_count("resources.URAM", r->uram, false, origin, err)) != CM_OK)
+        return st;
+    for (size_t i = 0; i < N_REAL_FIELDS; i++)
+        if ((st = check_real(&real_fields[i], real_value(b, &real_fields[i]), origin, err)) !=
+            CM_OK)
+            return st;
+    return check_bandwidths(b, origin, err);
 }
 
 static cm_status board_from_json(json_t *root, const char *origin, cm_board *b,
@@ -302,7 +373,9 @@ static cm_status board_from_json(json_t *root, const char *origin, cm_board *b,
         (st = get_timing(root, origin, b, err)) != CM_OK ||
         (st = check_notes(root, origin, err)) != CM_OK)
         return st;
-    return CM_OK;
+    /* Each field was checked as it was read, for messages in file order; this keeps
+     * the parser and cm_board_validate from ever disagreeing. */
+    return cm_board_validate(b, origin, err);
 }
 
 cm_status cm_board_parse(const char *json, size_t len, const char *origin, cm_board *out,
@@ -474,22 +547,41 @@ cm_status cm_board_resolve(const char *name_or_path, cm_board *out, cm_error *er
     return cm_board_load_file(name_or_path, out, err);
 }
 
+static int64_t add_saturating(int64_t a, int64_t b)
+{
+    int64_t s;
+    if (!__builtin_add_overflow(a, b, &s))
+        return s;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+/* INT64_MAX stays: see board.h. */
+static int64_t sub_saturating(int64_t a, int64_t b)
+{
+    int64_t s;
+    if (a == INT64_MAX)
+        return a;
+    if (!__builtin_sub_overflow(a, b, &s))
+        return s;
+    return b < 0 ? INT64_MAX : INT64_MIN;
+}
+
 void cm_resources_add(cm_resources *acc, const cm_resources *r)
 {
-    acc->dsp += r->dsp;
-    acc->bram18 += r->bram18;
-    acc->uram += r->uram;
-    acc->lut += r->lut;
-    acc->ff += r->ff;
+    acc->dsp = add_saturating(acc->dsp, r->dsp);
+    acc->bram18 = add_saturating(acc->bram18, r->bram18);
+    acc->uram = add_saturating(acc->uram, r->uram);
+    acc->lut = add_saturating(acc->lut, r->lut);
+    acc->ff = add_saturating(acc->ff, r->ff);
 }
 
 void cm_resources_sub(cm_resources *acc, const cm_resources *r)
 {
-    acc->dsp -= r->dsp;
-    acc->bram18 -= r->bram18;
-    acc->uram -= r->uram;
-    acc->lut -= r->lut;
-    acc->ff -= r->ff;
+    acc->dsp = sub_saturating(acc->dsp, r->dsp);
+    acc->bram18 = sub_saturating(acc->bram18, r->bram18);
+    acc->uram = sub_saturating(acc->uram, r->uram);
+    acc->lut = sub_saturating(acc->lut, r->lut);
+    acc->ff = sub_saturating(acc->ff, r->ff);
 }
 
 bool cm_resources_fit(const cm_resources *r, const cm_resources *max)

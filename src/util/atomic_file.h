@@ -1,6 +1,11 @@
 /* Writing an output file all at once: the data goes to a temporary file beside the
  * target, which is renamed over it only when complete, so a failed command never
- * leaves a partial file (cli.md). */
+ * leaves a partial file (cli.md), and two runs writing the same path leave one run's
+ * whole output. A directory, a file without write permission (root included: one
+ * without any write bit) and a missing folder are refused with CM_EINPUT and the
+ * target left as it was; an existing file keeps its permission bits. A device or
+ * FIFO (/dev/null, /dev/stdout) is written in place, since renaming over it would
+ * replace it with a regular file. */
 #ifndef CM_UTIL_ATOMIC_FILE_H
 #define CM_UTIL_ATOMIC_FILE_H
 

@@ -9,3 +9,9 @@ add_test(NAME cli_design
 add_test(NAME cli_run
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_run_cli.sh $<TARGET_FILE:cnnmap_cli>
           ${CM_SHARED_DIR})
+# Regression tests of the reliability findings (issue 21), one script per area.
+foreach(area import boards multi)
+  add_test(NAME cli_reliability_${area}
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_reliability_${area}.sh
+            $<TARGET_FILE:cnnmap_cli> ${CM_SHARED_DIR} ${CMAKE_SOURCE_DIR})
+endforeach()

@@ -231,6 +231,13 @@ Onnx__NodeProto *ob_node(Onnx__ModelProto *m, const char *op_type, const char *n
     return n;
 }
 
+void ob_opset(Onnx__ModelProto *m, int64_t version)
+{
+    for (size_t i = 0; i < m->n_opset_import; i++)
+        if (!m->opset_import[i]->domain || !*m->opset_import[i]->domain)
+            m->opset_import[i]->version = version;
+}
+
 void ob_domain(Onnx__ModelProto *m, Onnx__NodeProto *n, const char *domain)
 {
     free(n->domain);

@@ -48,6 +48,9 @@ Onnx__TensorProto *ob_init_external(Onnx__ModelProto *m, const char *name, int r
  * all. name may be NULL for an unnamed node. */
 Onnx__NodeProto *ob_node(Onnx__ModelProto *m, const char *op_type, const char *name,
                          const char *inputs, const char *outputs);
+/* Sets the default domain's imported opset (ob_model_new imports 13). */
+void ob_opset(Onnx__ModelProto *m, int64_t version);
+
 /* Puts the node in a custom domain, imported at version 1. */
 void ob_domain(Onnx__ModelProto *m, Onnx__NodeProto *n, const char *domain);
 
