@@ -227,6 +227,11 @@ static bool wants_merge(const cm_design *d, int p)
 }
 
 /* Tries merging p with p + 1; keeps the merge only if the cost strictly improves. */
+static bool past_deadline(const rule_search *s)
+{
+    return s->deadline != 0 && cm_seconds_now() >= s->deadline;
+}
+
 static bool try_merge(rule_search *s, int p, cm_design_point *keep)
 {
     cm_design *d = s->d;
@@ -250,10 +255,10 @@ static void merge_phase(rule_search *s, cm_progress *bar)
     if (!keep)
         return;
     bool merged = true;
-    while (merged && cm_design_partition_count(s->d) > 1) {
+    while (merged && cm_design_partition_count(s->d) > 1 && !past_deadline(s)) {
         merged = false;
         int np = cm_design_partition_count(s->d);
-        for (int p = 0; p + 1 < np && !merged; p++) {
+        for (int p = 0; p + 1 < np && !merged && !past_deadline(s); p++) {
             if (!wants_merge(s->d, p) && !wants_merge(s->d, p + 1))
                 continue;
             merged = try_merge(s, p, keep);
@@ -265,9 +270,9 @@ static void merge_phase(rule_search *s, cm_progress *bar)
 
 /* SAMO's starting cuts: from one partition, cut at every allowed place in turn,
  * undoing a cut that makes a fitting design stop fitting. */
-static void initial_cuts(cm_design *d)
+static void initial_cuts(cm_design *d, const rule_search *s)
 {
-    for (int i = 0; i + 1 < cm_design_node_count(d); i++) {
+    for (int i = 0; i + 1 < cm_design_node_count(d) && !past_deadline(s); i++) {
         if (!cm_design_can_cut_after(d, i))
             continue;
         int bad = violations(d);
@@ -311,13 +316,13 @@ cm_status cm_optimise_rule(cm_design *d, const cm_optimise_options *o, cm_optimi
     cm_progress bar;
     cm_progress_init(&bar, o->progress, "rule");
     if (cm_design_options_of(d)->reconfiguration)
-        initial_cuts(d);
+        initial_cuts(d, &s);
     optimise_all(&s, &bar, 0.0, 0.5);
     if (cm_design_options_of(d)->reconfiguration)
         merge_phase(&s, &bar);
     cm_progress_done(&bar);
     r->evaluations += s.tried;
-    if (s.deadline != 0 && cm_seconds_now() >= s.deadline)
+    if (past_deadline(&s))
         snprintf(r->note, sizeof r->note, "the time limit stopped the rule optimiser early");
     rule_free(&s, n);
     return CM_OK;
