@@ -4,32 +4,9 @@ set -u
 cnnmap=$1 shared=$2 src=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# expect CODE DESCRIPTION -- ARGS...: runs cnnmap, checks the exit code, and for a
-# failure that stderr is exactly one line starting "cnnmap: " and stdout is empty.
-expect() {
-  local code=$1 what=$2; shift 3
-  "$cnnmap" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  local got=$?
-  local ok=1
-  [ "$got" -eq "$code" ] || ok=0
-  if [ "$code" -ge 2 ]; then
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^cnnmap: ' "$tmp/err" && [ ! -s "$tmp/out" ] || ok=0
-  fi
-  if [ $ok -eq 1 ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $what: exit $got (want $code)"; sed 's/^/  stderr: /' "$tmp/err" | head -5
-  fi
-}
 
-# check DESCRIPTION COMMAND...: a shell condition that must hold.
-check() {
-  local what=$1; shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
 
 expect 0 "version" -- --version
 check "version text" grep -q '^cnnmap [0-9]\+\.[0-9]\+\.[0-9]\+$' "$tmp/out"
@@ -131,5 +108,4 @@ for l in d["layers"]:
 assert abs(total - d["latency_s"]) <= 1e-9 * d["latency_s"]
 ' "$tmp/out"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

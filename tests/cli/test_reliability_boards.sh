@@ -10,32 +10,10 @@ lenet=$shared/models/lenet.onnx
 resnet=$shared/models/resnet8_a8w8b16.onnx
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
-passed=0 failed=0
+one_line_from=1
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# expect CODE DESCRIPTION -- ARGS...: runs cnnmap, checks the exit code, and for a
-# failure that stderr is exactly one line starting "cnnmap: " and stdout is empty.
-expect() {
-  local code=$1 what=$2; shift 3
-  "$cnnmap" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  local got=$?
-  local ok=1
-  [ "$got" -eq "$code" ] || ok=0
-  if [ "$code" -ge 1 ]; then
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^cnnmap: ' "$tmp/err" && [ ! -s "$tmp/out" ] || ok=0
-  fi
-  if [ $ok -eq 1 ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $what: exit $got (want $code)"; sed 's/^/  stderr: /' "$tmp/err" | head -5
-  fi
-}
 
-# check DESCRIPTION COMMAND...: a shell condition that must hold.
-check() {
-  local what=$1; shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
 
 # err_has TEXT: stderr holds TEXT (fixed string).
 err_has() { grep -qF -- "$1" "$tmp/err"; }
@@ -214,5 +192,4 @@ check "missing design: plain message" test "$(cat "$tmp/err")" = "cnnmap: $tmp/n
 expect 2 "export a missing design" -- export "$tmp/none.json" --format finn -o "$tmp/x.json"
 check "export missing design: plain message" test "$(cat "$tmp/err")" = "cnnmap: $tmp/none.json: cannot open: No such file or directory"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -7,33 +7,10 @@ set -u
 cnnmap=$1 shared=$2 src=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "$shared" "$src"
 
-# expect CODE DESCRIPTION -- ARGS...: runs cnnmap, checks the exit code, and for a
-# failure that stderr is exactly one line starting "cnnmap: " and stdout is empty.
-expect() {
-  local code=$1 what=$2; shift 3
-  "$cnnmap" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  local got=$?
-  local ok=1
-  [ "$got" -eq "$code" ] || ok=0
-  if [ "$code" -ge 2 ]; then
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^cnnmap: ' "$tmp/err" && [ ! -s "$tmp/out" ] || ok=0
-  fi
-  if [ $ok -eq 1 ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $what: exit $got (want $code)"; sed 's/^/  stderr: /' "$tmp/err" | head -5
-  fi
-}
 
-# check DESCRIPTION COMMAND...: a shell condition that must hold.
-check() {
-  local what=$1; shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; cat "$tmp/err"; fi
-}
 
 # says TEXT: the last command's stderr holds TEXT (fixed string).
 says() { grep -qF -- "$1" "$tmp/err"; }
@@ -175,5 +152,4 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(sorted({n["layer"] for n in d["nodes"]}) != ["conv"])' "$tmp/out"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -7,33 +7,13 @@ cnnmap=$1 shared=$2
 py=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
+one_line_from=1
+# Each command starts without an output file, and a failure must leave none.
+expect_before() { rm -f "$tmp/y.npy"; }
+expect_after_failure() { [ ! -e "$tmp/y.npy" ] && [ -z "$(find "$tmp" -name '*.tmp*')" ]; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# expect CODE DESCRIPTION -- ARGS...: as in test_cli.sh, and a failure leaves no y.npy.
-expect() {
-  local code=$1 what=$2; shift 3
-  rm -f "$tmp/y.npy"
-  "$cnnmap" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  local got=$?
-  local ok=1
-  [ "$got" -eq "$code" ] || ok=0
-  if [ "$code" -ge 1 ]; then
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^cnnmap: ' "$tmp/err" && [ ! -s "$tmp/out" ] || ok=0
-    [ ! -e "$tmp/y.npy" ] || ok=0
-    [ -z "$(find "$tmp" -name '*.tmp*')" ] || ok=0
-  fi
-  if [ $ok -eq 1 ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $what: exit $got (want $code)"; sed 's/^/  stderr: /' "$tmp/err" | head -5
-  fi
-}
 
-check() {
-  local what=$1; shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
 
 lenet=$shared/models/lenet.onnx
 resnet8=$shared/models/resnet8_a8w8b16.onnx
@@ -130,5 +110,4 @@ check "names node and op" grep -q "node 'hm' (Hardmax)" "$tmp/err"
 expect 2 "output into a missing directory" -- run "$lenet" --input "$tmp/l6.npy" -o "$tmp/no/dir/y.npy"
 expect 2 "output onto a directory" -- run "$lenet" --input "$tmp/l6.npy" -o "$tmp"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -1,0 +1,40 @@
+# Shared by the command-line test scripts: `expect` runs cnnmap and checks its exit code
+# and, for a failure, that stderr is one line "cnnmap: ..." and stdout is empty;
+# `check` asserts a shell condition; `finish` prints the count CI reads and sets the
+# exit status. The including script sets $cnnmap and $tmp, and may set one_line_from
+# (the lowest exit code held to the one-line rule, default 2) and define the hooks
+# expect_before (run before each command) and expect_after_failure (a further condition
+# on a failing command, e.g. that no output file was left).
+passed=0 failed=0
+one_line_from=${one_line_from:-2}
+
+# expect CODE DESCRIPTION -- ARGS...
+expect() {
+  local code=$1 what=$2; shift 3
+  if declare -F expect_before >/dev/null; then expect_before; fi
+  "$cnnmap" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  local got=$?
+  local ok=1
+  [ "$got" -eq "$code" ] || ok=0
+  if [ "$code" -ge "$one_line_from" ]; then
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^cnnmap: ' "$tmp/err" && [ ! -s "$tmp/out" ] || ok=0
+    if declare -F expect_after_failure >/dev/null; then expect_after_failure || ok=0; fi
+  fi
+  if [ $ok -eq 1 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $what: exit $got (want $code)"; sed 's/^/  stderr: /' "$tmp/err" | head -5
+  fi
+}
+
+# check DESCRIPTION COMMAND...
+check() {
+  local what=$1; shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
+}
+
+finish() {
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
