@@ -14,12 +14,12 @@ run_suite() { # NAME, CMAKE ARGS...
   cmake --build "$dir" -j"$jobs" >/dev/null
 }
 
-run_suite gcc -DCMAKE_C_COMPILER=gcc
+run_suite gcc -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++
 (cd build/gcc && ctest --output-on-failure -j"$jobs")
 
-run_suite clang-asan -DCMAKE_C_COMPILER=clang -DCM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+run_suite clang-asan -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 (cd build/clang-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
    ctest --output-on-failure -j"$jobs" -E '^fuzz_')
 
-run_suite clang-fuzz -DCMAKE_C_COMPILER=clang -DCM_SANITIZE=ON -DCM_FUZZ=ON
+run_suite clang-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCM_SANITIZE=ON -DCM_FUZZ=ON
 (cd build/clang-fuzz && ctest --output-on-failure -R '^fuzz_')
