@@ -38,6 +38,7 @@ typedef struct cm_optimise_result {
     bool has_lower_bound;
     double lower_bound_s;
     bool proven_infeasible; /* the optimiser proved that no design fits */
+    bool stopped_early;     /* the time limit ended the search before its own criterion */
     char note[256];         /* why a bound or a proof is missing, or other remarks */
 } cm_optimise_result;
 

@@ -120,8 +120,12 @@ int cm_cli_design_violations(const cm_design *d, const cm_design_run *run, const
     if (n == 0)
         return CM_OK;
     bool proven = run && run->result.proven_infeasible;
+    /* A search the time limit cut short proves nothing: say which it was. */
+    bool early = run && run->result.stopped_early && !proven;
     fprintf(stderr, "cnnmap: %s: no feasible design%s: %s [%s]%s\n", origin,
-            proven ? " (proven: no design fits)" : "", v[0].message,
+            proven ? " (proven: no design fits)"
+                   : early ? " found before the time limit stopped the search" : "",
+            v[0].message,
             cm_constraint_name(v[0].constraint),
             n > 1 ? " (and further violations; see the tables)" : "");
     return CM_EINFEASIBLE;

@@ -366,6 +366,7 @@ cm_status cm_optimise_anneal(cm_design *d, const cm_optimise_options *o, cm_opti
         cm_progress_init(&a.progress, o->progress, "anneal");
         run(&a);
         cm_progress_done(&a.progress);
+        r->stopped_early = a.out_of_time;
         snprintf(r->note, sizeof r->note, "%d restarts%s%s", a.restart,
                  a.out_of_time ? ", stopped by the time limit" : "",
                  a.best_standing.feasible ? "" : "; no feasible design found");

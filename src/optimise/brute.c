@@ -323,6 +323,7 @@ static void finish(brute *b, cm_optimise_result *r)
             cm_design_split_all(b->d);
         r->proven_infeasible = !b->timed_out;
     }
+    r->stopped_early = b->timed_out;
     if (b->timed_out)
         snprintf(r->note, sizeof r->note,
                  "time limit reached after %.3g of at most %.3g points; not proven optimal",

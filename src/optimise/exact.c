@@ -134,6 +134,7 @@ static cm_status apply_result(ex_problem *p, const ex_result *res, cm_error *err
 static void report(const ex_problem *p, const ex_result *res, double ub, cm_optimise_result *r)
 {
     r->evaluations += p->evaluations;
+    r->stopped_early = res->timed_out;
     if (res->no_bound) {
         snprintf(r->note, sizeof r->note, "%s%s", res->why,
                  isinf(ub) ? "; no feasible design was found" : "; the design is the rule "

@@ -322,7 +322,8 @@ cm_status cm_optimise_rule(cm_design *d, const cm_optimise_options *o, cm_optimi
         merge_phase(&s, &bar);
     cm_progress_done(&bar);
     r->evaluations += s.tried;
-    if (past_deadline(&s))
+    r->stopped_early = past_deadline(&s);
+    if (r->stopped_early)
         snprintf(r->note, sizeof r->note, "the time limit stopped the rule optimiser early");
     rule_free(&s, n);
     return CM_OK;

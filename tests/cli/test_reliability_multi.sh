@@ -236,6 +236,14 @@ EOF
     check "exact on $name: a design or no feasible design, not exit $rc" test "$rc" -eq 0 -o "$rc" -eq 3
     check "exact on $name: the note says the time limit stopped it" grep -q 'time limit' "$tmp/out" "$tmp/err"
   done
+  # rule cut short long before its starting cuts are done: 10,000 one-DSP layers in one
+  # partition do not fit, and the message must not read as a proof.
+  "$cnnmap" optimise "$tmp/chain10k.onnx" --board zc706 --backend hls4ml --optimiser rule \
+    --time-limit 0.01 --quiet >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  check "rule stopped by the time limit: exit 3, not $rc" test "$rc" -eq 3
+  check "rule stopped by the time limit says so" \
+    grep -q "no feasible design found before the time limit stopped the search" "$tmp/err"
 else
   if [ "${CI:-}" = true ]; then failed=$((failed + 1)); echo "FAIL: python3 onnx missing"; fi
 fi
