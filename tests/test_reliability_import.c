@@ -7,6 +7,7 @@
 #include "test_support.h"
 
 #include <cnnmap/model.h>
+#include <cnnmap/run.h>
 
 #include "hw/finn_blocks.h"
 
@@ -77,6 +78,29 @@ static Onnx__NodeProto *one_node(Onnx__ModelProto *m, const char *op_type, const
     Onnx__NodeProto *n = ob_node(m, op_type, "n", inputs, "y");
     ob_output(m, "y", 4, NULL);
     return n;
+}
+
+/* ---- 0. One line whatever the file's names hold ---- */
+
+/* A node name with a newline, a tab and DEL, on an operator neither the importer nor the
+ * executor takes: both messages quote the name with '?' for each control character. */
+static void test_names_with_control_characters(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 3, 8, 8});
+    ob_node(m, "Hardmax", "a\nb\tc\x7f", "x", "y");
+    ob_output(m, "y", 4, NULL);
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    expect_refused(m, "a?b?c?", "Hardmax");
+    cm_runner *r = NULL;
+    cm_error err = {0};
+    assert_int_equal(cm_runner_load_buffer(buf, len, ORIGIN, NULL, &r, &err), CM_EINPUT);
+    assert_null(r);
+    assert_null(strchr(err.message, '\n'));
+    assert_contains(err.message, "node 'a?b?c?' (Hardmax)");
+    free(buf);
 }
 
 /* ---- 1. Integer overflow in window arithmetic and constant folding ---- */
@@ -715,6 +739,7 @@ static void test_dead_branches_removed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_names_with_control_characters),
         cmocka_unit_test(test_pool_huge_stride_ceil),
         cmocka_unit_test(test_window_huge_geometry),
         cmocka_unit_test(test_window_limit_accepted),

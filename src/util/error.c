@@ -5,6 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Messages quote names taken from input files (nodes, tensors, paths), which may hold
+ * any byte: control characters become '?' so that a message stays one line. */
+static void one_line(char *message)
+{
+    for (unsigned char *p = (unsigned char *)message; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
+}
+
 cm_status cm_error_set(cm_error *err, cm_status code, const char *fmt, ...)
 {
     if (err) {
@@ -12,6 +21,7 @@ cm_status cm_error_set(cm_error *err, cm_status code, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->message, sizeof err->message, fmt, ap);
         va_end(ap);
+        one_line(err->message);
         err->code = code;
     }
     return code;
@@ -31,6 +41,7 @@ void cm_error_prefix(cm_error *err, const char *prefix)
         memcpy(err->message + n, old, len);
         err->message[(size_t)n + len] = '\0';
     }
+    one_line(err->message);
 }
 
 void cm_error_clear(cm_error *err)
