@@ -10,12 +10,6 @@
 
 #define R CM_ARRAY_MAX_RANK
 
-static cm_status need(cm_run_ctx *cx, cm_array **in, int n_in, int k)
-{
-    if (k >= n_in || !in[k])
-        return cm_run_fail(cx, CM_EINPUT, "input %d is missing", k);
-    return CM_OK;
-}
 
 /* Stores v at col[i] in whichever of the two buffers is in use. */
 static inline void put(double *col, float *col32, int64_t i, double v)
@@ -260,7 +254,7 @@ CM_RUN_KERNEL(cm_run_conv)
 {
     (void)n_out;
     cm_status st;
-    if ((st = need(cx, in, n_in, 0)) != CM_OK || (st = need(cx, in, n_in, 1)) != CM_OK)
+    if ((st = cm_run_need(cx, in, n_in, 2)) != CM_OK)
         return st;
     const cm_array *x = in[0], *wt = in[1], *b = n_in > 2 ? in[2] : NULL;
     if (!x->f || !wt->f)
@@ -379,7 +373,7 @@ CM_RUN_KERNEL(cm_run_conv_integer)
 {
     (void)n_out;
     cm_status st;
-    if ((st = need(cx, in, n_in, 0)) != CM_OK || (st = need(cx, in, n_in, 1)) != CM_OK)
+    if ((st = cm_run_need(cx, in, n_in, 2)) != CM_OK)
         return st;
     conv_shape s;
     int64_t *acc;
@@ -415,10 +409,12 @@ CM_RUN_KERNEL(cm_run_qlinear_conv)
 {
     (void)n_out;
     cm_status st;
-    for (int k = 0; k < 8; k++)
-        if (k != 2 && k != 5 && k != 7 && (st = need(cx, in, n_in, k)) != CM_OK)
-            return st;
-    const cm_array *y_zp = in[7], *b = n_in > 8 ? in[8] : NULL;
+    /* x, its scale, w, its scale and y's scale; the zero points (2, 5, 7) may be omitted. */
+    static const int required[] = {0, 1, 3, 4, 6};
+    for (int j = 0; j < 5; j++)
+        if (required[j] >= n_in || !in[required[j]])
+            return cm_run_fail(cx, CM_EINPUT, "input %d is missing", required[j]);
+    const cm_array *y_zp = n_in > 7 ? in[7] : NULL, *b = n_in > 8 ? in[8] : NULL;
     cm_dtype t = y_zp ? y_zp->dtype : CM_DTYPE_UINT8;
     conv_shape s;
     int64_t *acc;
@@ -447,7 +443,7 @@ CM_RUN_KERNEL(cm_run_gemm_op)
 {
     (void)n_out;
     cm_status st;
-    if ((st = need(cx, in, n_in, 0)) != CM_OK || (st = need(cx, in, n_in, 1)) != CM_OK)
+    if ((st = cm_run_need(cx, in, n_in, 2)) != CM_OK)
         return st;
     const cm_array *a = in[0], *b = in[1], *c = n_in > 2 ? in[2] : NULL;
     if (!a->f || !b->f || a->rank != 2 || b->rank != 2)
@@ -574,7 +570,7 @@ CM_RUN_KERNEL(cm_run_matmul)
 {
     (void)n_out;
     cm_status st;
-    if ((st = need(cx, in, n_in, 0)) != CM_OK || (st = need(cx, in, n_in, 1)) != CM_OK)
+    if ((st = cm_run_need(cx, in, n_in, 2)) != CM_OK)
         return st;
     const cm_array *a = in[0], *b = in[1];
     if (!a->f || !b->f)
@@ -629,7 +625,7 @@ CM_RUN_KERNEL(cm_run_matmul_integer)
 {
     (void)n_out;
     cm_status st;
-    if ((st = need(cx, in, n_in, 0)) != CM_OK || (st = need(cx, in, n_in, 1)) != CM_OK)
+    if ((st = cm_run_need(cx, in, n_in, 2)) != CM_OK)
         return st;
     matmul_plan p;
     int64_t *acc;
@@ -646,9 +642,8 @@ CM_RUN_KERNEL(cm_run_qlinear_matmul)
 {
     (void)n_out;
     cm_status st;
-    for (int k = 0; k < 8; k++)
-        if ((st = need(cx, in, n_in, k)) != CM_OK)
-            return st;
+    if ((st = cm_run_need(cx, in, n_in, 8)) != CM_OK)
+        return st;
     matmul_plan p;
     int64_t *acc;
     if ((st = matmul_int(cx, in[0], in[3], in[2], in[5], &p, &acc)) != CM_OK)

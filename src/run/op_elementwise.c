@@ -7,13 +7,6 @@
 
 #include "run/run_internal.h"
 
-static cm_status need_inputs(cm_run_ctx *cx, cm_array **in, int n_in, int n)
-{
-    for (int k = 0; k < n; k++)
-        if (k >= n_in || !in[k])
-            return cm_run_fail(cx, CM_EINPUT, "input %d is missing", k);
-    return CM_OK;
-}
 
 /* ---- unary ---- */
 
@@ -22,7 +15,7 @@ typedef double (*unary_f)(double x, const double *p);
 static cm_status unary(cm_run_ctx *cx, cm_array **in, int n_in, cm_array **out, unary_f f,
                        const double *p, bool ints_too)
 {
-    cm_status st = need_inputs(cx, in, n_in, 1);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     const cm_array *x = in[0];
@@ -135,14 +128,14 @@ static cm_status copy_of(cm_run_ctx *cx, const cm_array *x, cm_array **out)
 CM_RUN_KERNEL(cm_run_identity)
 {
     (void)n_out;
-    cm_status st = need_inputs(cx, in, n_in, 1);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     return st != CM_OK ? st : copy_of(cx, in[0], &out[0]);
 }
 
 /* Inference only: the data passes through and the mask is all true. */
 CM_RUN_KERNEL(cm_run_dropout)
 {
-    cm_status st = need_inputs(cx, in, n_in, 1);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     bool training = cm_run_opset(cx) >= 12 ? n_in > 2 && in[2] && in[2]->count &&
@@ -266,7 +259,7 @@ static cm_status binary(cm_run_ctx *cx, const cm_array *a, const cm_array *b, bi
 static cm_status binary_kernel(cm_run_ctx *cx, cm_array **in, int n_in, cm_array **out,
                                binary_op op)
 {
-    cm_status st = need_inputs(cx, in, n_in, 2);
+    cm_status st = cm_run_need(cx, in, n_in, 2);
     if (st != CM_OK)
         return st;
     if (op != OP_POW && (in[0]->f != NULL) != (in[1]->f != NULL))
@@ -286,7 +279,7 @@ CM_RUN_KERNEL(cm_run_equal) { (void)n_out; return binary_kernel(cx, in, n_in, ou
 static cm_status variadic(cm_run_ctx *cx, cm_array **in, int n_in, cm_array **out, binary_op op,
                           bool mean)
 {
-    cm_status st = need_inputs(cx, in, n_in, 1);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     cm_array *acc = NULL;
@@ -322,7 +315,7 @@ CM_RUN_KERNEL(cm_run_mean) { (void)n_out; return variadic(cx, in, n_in, out, OP_
 CM_RUN_KERNEL(cm_run_where)
 {
     (void)n_out;
-    cm_status st = need_inputs(cx, in, n_in, 3);
+    cm_status st = cm_run_need(cx, in, n_in, 3);
     if (st != CM_OK)
         return st;
     const cm_array *c = in[0], *x = in[1], *y = in[2];
@@ -361,7 +354,7 @@ CM_RUN_KERNEL(cm_run_where)
 CM_RUN_KERNEL(cm_run_clip)
 {
     (void)n_out;
-    cm_status st = need_inputs(cx, in, n_in, 1);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     const cm_array *x = in[0];
@@ -405,7 +398,7 @@ static int64_t float_to_int(double v)
 CM_RUN_KERNEL(cm_run_cast)
 {
     (void)n_out;
-    cm_status st = need_inputs(cx, in, n_in, 1);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     cm_dtype to = (cm_dtype)cm_run_attr_int(cx, "to", 0);

@@ -12,8 +12,9 @@
 
 static cm_status need_float(cm_run_ctx *cx, cm_array **in, int n_in, int k)
 {
-    if (k >= n_in || !in[k])
-        return cm_run_fail(cx, CM_EINPUT, "input %d is missing", k);
+    cm_status st = cm_run_need(cx, in, n_in, k + 1);
+    if (st != CM_OK)
+        return st;
     if (!in[k]->f)
         return cm_run_fail(cx, CM_EINPUT, "input %d must be a float tensor, not %s", k,
                            cm_dtype_name(in[k]->dtype));

@@ -124,13 +124,10 @@ static void operands_at(const cm_array *x, const operands *o, int64_t k, operand
 
 static cm_status float_inputs(cm_run_ctx *cx, cm_array **in, int n_in, int n)
 {
-    for (int k = 0; k < n; k++) {
-        if (k >= n_in || !in[k])
-            return cm_run_fail(cx, CM_EINPUT, "input %d is missing", k);
-        if (k == 0 && !in[k]->f)
-            return cm_run_fail(cx, CM_EINPUT, "input 0 must be a float tensor");
-    }
-    return CM_OK;
+    cm_status st = cm_run_need(cx, in, n_in, n);
+    if (st == CM_OK && !in[0]->f)
+        st = cm_run_fail(cx, CM_EINPUT, "input 0 must be a float tensor");
+    return st;
 }
 
 /* The common case of one scale, zero point and bit width: a plain loop. */
@@ -177,11 +174,11 @@ static cm_status quant_per_tensor(cm_run_ctx *cx, const cm_array *x, double scal
 CM_RUN_KERNEL(cm_run_quant)
 {
     (void)n_out;
-    for (int k = 0; k < 4; k++)
-        if (k >= n_in || !in[k])
-            return cm_run_fail(cx, CM_EINPUT, "input %d is missing", k);
+    cm_status st = cm_run_need(cx, in, n_in, 4);
+    if (st != CM_OK)
+        return st;
     round_mode mode;
-    cm_status st = read_round_mode(cx, "ROUND", &mode);
+    st = read_round_mode(cx, "ROUND", &mode);
     if (st != CM_OK)
         return st;
     bool is_signed = cm_run_attr_int(cx, "signed", 1) != 0;

@@ -50,18 +50,12 @@ static cm_status strided_copy(cm_run_ctx *cx, const cm_array *x, int rank, const
     return CM_OK;
 }
 
-static cm_status input(cm_run_ctx *cx, cm_array **in, int n_in, int k)
-{
-    if (k >= n_in || !in[k])
-        return cm_run_fail(cx, CM_EINPUT, "input %d is missing", k);
-    return CM_OK;
-}
 
 CM_RUN_KERNEL(cm_run_reshape)
 {
     (void)n_out;
     cm_status st;
-    if ((st = input(cx, in, n_in, 0)) != CM_OK || (st = input(cx, in, n_in, 1)) != CM_OK)
+    if ((st = cm_run_need(cx, in, n_in, 2)) != CM_OK)
         return st;
     const cm_array *x = in[0];
     int64_t shape[R];
@@ -102,7 +96,7 @@ CM_RUN_KERNEL(cm_run_reshape)
 CM_RUN_KERNEL(cm_run_flatten)
 {
     (void)n_out;
-    cm_status st = input(cx, in, n_in, 0);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     const cm_array *x = in[0];
@@ -132,7 +126,7 @@ static int read_axes(cm_run_ctx *cx, cm_array **in, int n_in, int64_t *axes)
 CM_RUN_KERNEL(cm_run_squeeze)
 {
     (void)n_out;
-    cm_status st = input(cx, in, n_in, 0);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     const cm_array *x = in[0];
@@ -161,7 +155,7 @@ CM_RUN_KERNEL(cm_run_squeeze)
 CM_RUN_KERNEL(cm_run_unsqueeze)
 {
     (void)n_out;
-    cm_status st = input(cx, in, n_in, 0);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     const cm_array *x = in[0];
@@ -190,7 +184,7 @@ CM_RUN_KERNEL(cm_run_unsqueeze)
 CM_RUN_KERNEL(cm_run_transpose)
 {
     (void)n_out;
-    cm_status st = input(cx, in, n_in, 0);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     const cm_array *x = in[0];
@@ -219,7 +213,7 @@ CM_RUN_KERNEL(cm_run_transpose)
 CM_RUN_KERNEL(cm_run_concat)
 {
     (void)n_out;
-    cm_status st = input(cx, in, n_in, 0);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     const cm_array *x0 = in[0];
@@ -229,9 +223,9 @@ CM_RUN_KERNEL(cm_run_concat)
     int64_t dims[R];
     memcpy(dims, x0->dims, sizeof dims);
     dims[axis] = 0;
+    if ((st = cm_run_need(cx, in, n_in, n_in)) != CM_OK)
+        return st;
     for (int k = 0; k < n_in; k++) {
-        if ((st = input(cx, in, n_in, k)) != CM_OK)
-            return st;
         bool same = in[k]->rank == x0->rank && (in[k]->f != NULL) == (x0->f != NULL);
         for (int d = 0; same && d < x0->rank; d++)
             same = d == axis || in[k]->dims[d] == x0->dims[d];
@@ -259,7 +253,7 @@ CM_RUN_KERNEL(cm_run_concat)
 CM_RUN_KERNEL(cm_run_shape)
 {
     (void)n_out;
-    cm_status st = input(cx, in, n_in, 0);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     int rank = in[0]->rank;
@@ -280,7 +274,7 @@ CM_RUN_KERNEL(cm_run_gather)
 {
     (void)n_out;
     cm_status st;
-    if ((st = input(cx, in, n_in, 0)) != CM_OK || (st = input(cx, in, n_in, 1)) != CM_OK)
+    if ((st = cm_run_need(cx, in, n_in, 2)) != CM_OK)
         return st;
     const cm_array *x = in[0], *ix = in[1];
     if (x->rank < 1)
@@ -328,7 +322,7 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
 CM_RUN_KERNEL(cm_run_slice)
 {
     (void)n_out;
-    cm_status st = input(cx, in, n_in, 0);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     const cm_array *x = in[0];
@@ -339,7 +333,7 @@ CM_RUN_KERNEL(cm_run_slice)
         n_ends = cm_run_attr_ints(cx, "ends", ends, R);
         n_axes = cm_run_attr_ints(cx, "axes", axes, R);
     } else {
-        if ((st = input(cx, in, n_in, 1)) != CM_OK || (st = input(cx, in, n_in, 2)) != CM_OK)
+        if ((st = cm_run_need(cx, in, n_in, 3)) != CM_OK)
             return st;
         if ((n = cm_run_ints(cx, in[1], "starts", starts, R)) < 0 ||
             (n_ends = cm_run_ints(cx, in[2], "ends", ends, R)) < 0)
@@ -411,7 +405,7 @@ CM_RUN_KERNEL(cm_run_expand)
 {
     (void)n_out;
     cm_status st;
-    if ((st = input(cx, in, n_in, 0)) != CM_OK || (st = input(cx, in, n_in, 1)) != CM_OK)
+    if ((st = cm_run_need(cx, in, n_in, 2)) != CM_OK)
         return st;
     cm_array shape = {.dtype = CM_DTYPE_INT64};
     int n = cm_run_ints(cx, in[1], "shape", shape.dims, R);
@@ -429,7 +423,7 @@ CM_RUN_KERNEL(cm_run_expand)
 CM_RUN_KERNEL(cm_run_constant_of_shape)
 {
     (void)n_out;
-    cm_status st = input(cx, in, n_in, 0);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     int64_t dims[R];
@@ -461,9 +455,8 @@ CM_RUN_KERNEL(cm_run_range)
 {
     (void)n_out;
     cm_status st;
-    for (int k = 0; k < 3; k++)
-        if ((st = input(cx, in, n_in, k)) != CM_OK)
-            return st;
+    if ((st = cm_run_need(cx, in, n_in, 3)) != CM_OK)
+        return st;
     if (in[0]->count != 1 || in[1]->count != 1 || in[2]->count != 1)
         return cm_run_fail(cx, CM_EINPUT, "start, limit and delta must be scalars");
     int64_t n;
@@ -534,7 +527,7 @@ CM_RUN_KERNEL(cm_run_constant)
 CM_RUN_KERNEL(cm_run_pad)
 {
     (void)n_out;
-    cm_status st = input(cx, in, n_in, 0);
+    cm_status st = cm_run_need(cx, in, n_in, 1);
     if (st != CM_OK)
         return st;
     const cm_array *x = in[0];
@@ -547,7 +540,7 @@ CM_RUN_KERNEL(cm_run_pad)
             n = cm_run_attr_ints(cx, "paddings", pads, 2 * R);
         value = cm_run_attr_float(cx, "value", 0.0);
     } else {
-        if ((st = input(cx, in, n_in, 1)) != CM_OK)
+        if ((st = cm_run_need(cx, in, n_in, 2)) != CM_OK)
             return st;
         n = cm_run_ints(cx, in[1], "pads", pads, 2 * R);
         if (n_in > 2 && in[2] && in[2]->count)

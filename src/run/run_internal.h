@@ -99,6 +99,9 @@ static inline int64_t cm_run_geti(const cm_array *a, int64_t k)
     return a->i ? a->i[k] : (int64_t)a->f[k];
 }
 
+/* Each of the node's first n inputs is present; else "input K is missing". */
+cm_status cm_run_need(cm_run_ctx *cx, cm_array **in, int n_in, int n);
+
 /* Integer values of a 0-D or 1-D input (shapes, axes, pads); at most max of them.
  * Returns the count, or -1 after setting an error. */
 int cm_run_ints(cm_run_ctx *cx, const cm_array *a, const char *what, int64_t *out, int max);

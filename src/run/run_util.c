@@ -62,6 +62,14 @@ cm_dtype cm_run_float_type(cm_run_ctx *cx, cm_dtype declared)
     return cx->r->wide && declared == CM_DTYPE_FLOAT32 ? CM_DTYPE_FLOAT64 : declared;
 }
 
+cm_status cm_run_need(cm_run_ctx *cx, cm_array **in, int n_in, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (k >= n_in || !in[k])
+            return cm_run_fail(cx, CM_EINPUT, "input %d is missing", k);
+    return CM_OK;
+}
+
 int cm_run_ints(cm_run_ctx *cx, const cm_array *a, const char *what, int64_t *out, int max)
 {
     if (!a) {

@@ -594,7 +594,7 @@ static cm_status frame_of(const cm_array *a, int64_t f, cm_array **out, cm_error
     int64_t dims[CM_ARRAY_MAX_RANK];
     memcpy(dims, a->dims, sizeof dims);
     dims[0] = 1;
-    cm_status st = cm_array_new(a->dtype, a->rank, dims, out, err);
+    cm_status st = cm_array_alloc(a->dtype, a->rank, dims, false, out, err); /* filled below */
     if (st != CM_OK)
         return st;
     int64_t per = a->dims[0] ? a->count / a->dims[0] : 0;

@@ -98,6 +98,8 @@ check "wrong shape message gives the expected shape" grep -q "r_badshape.npy.*\[
 expect 2 "wrong rank" -- run "$resnet8" --input "$tmp/r_rank3.npy" -o "$tmp/y.npy"
 expect 2 "wrong type" -- run "$resnet8" --input "$tmp/r5_f64.npy" -o "$tmp/y.npy"
 check "wrong type message" grep -q "float64.*float32" "$tmp/err"
+expect 2 "two inputs for a one-input model" -- run "$lenet" --input "$tmp/l6.npy" --input "$tmp/l6.npy" -o "$tmp/y.npy"
+check "says how many inputs the model takes" grep -q "takes 1 input, not 2" "$tmp/err"
 expect 2 "empty batch" -- run "$resnet8" --input "$tmp/r_empty.npy" -o "$tmp/y.npy"
 expect 2 "bad magic" -- run "$lenet" --input "$tmp/bad_magic.npy" -o "$tmp/y.npy"
 check "bad magic names the file" grep -q "bad_magic.npy" "$tmp/err"
