@@ -54,19 +54,6 @@ def load_exporter():
     return mod
 
 
-class Results:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def record(self, ok, line):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        log(line)
-
-
 def compare(res, prefix, label, got, ref):
     if got.shape != ref.shape:
         res.record(False, "%s  %-24s FAIL shapes %s vs %s" % (prefix, label, got.shape, ref.shape))
@@ -109,7 +96,7 @@ def main(argv):
     frames = args.frames or (2 if args.quick else 4)
     names = args.models.split(",") if args.models else NAMES
 
-    res = Results()
+    res = rc.Results()
     t_all = time.monotonic()
     version = rc.ort_version()
     if version is None:

@@ -73,20 +73,6 @@ MODELS = [  # name, frames, quick frames
 N_PROBES = 3
 
 
-class Results:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-        self.skipped = 0
-
-    def record(self, ok, line):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        log(line)
-
-
 def synthetic_model(path, zero_point=0.0):
     """Writes a small QONNX network with what the shared models lack: per-channel weight
     scales (conv and Gemm), a depthwise strided conv with asymmetric pads, unsigned
@@ -433,7 +419,7 @@ def main(argv):
             ap.error("unknown models: %s" % ", ".join(unknown))
     paths = {n: os.path.join(shared_models, n + ".onnx") for n in names}
     paths[SYNTHETIC] = os.path.join(args.outdir, SYNTHETIC + "_qonnx.onnx")
-    res = Results()
+    res = rc.Results()
     version = rc.ort_version()
     if version is None:
         msg = "ONNX Runtime (onnxruntime-node) not found: run scripts/deps.sh"

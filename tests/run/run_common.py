@@ -173,3 +173,19 @@ def log(msg=""):
 def warn(msg):
     sys.stderr.write(msg + "\n")
     sys.stderr.flush()
+
+
+class Results:
+    """Pass, fail and skip counts of a check script, each outcome logged as it comes."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+        self.skipped = 0
+
+    def record(self, ok, line):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+        log(line)
