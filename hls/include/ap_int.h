@@ -117,13 +117,15 @@ template <int W, bool S> class ap_int_base {
   static const int width = W;
   static const bool sign_flag = S;
 
-  ap_int_base() : v_(0) {}
+  constexpr ap_int_base() : v_(0) {}
   template <int W2, bool S2>
   ap_int_base(const ap_int_base<W2, S2>& o) : v_(static_cast<store_t>(wrap<W, S>(static_cast<u128>(o.raw())))) {}
   template <int W2, bool S2>
   ap_int_base(const range_ref<W2, S2>& r) : v_(static_cast<store_t>(wrap<W, S>(r.get()))) {}
+  // constexpr, so that the large constant weight arrays of a design are initialised at
+  // compile time instead of by start-up code (which made them slow to compile).
   template <class T, class = std::enable_if_t<std::is_integral<T>::value>>
-  ap_int_base(T x) : v_(static_cast<store_t>(wrap<W, S>(static_cast<u128>(static_cast<i128>(x))))) {}
+  constexpr ap_int_base(T x) : v_(static_cast<store_t>(wrap<W, S>(static_cast<u128>(static_cast<i128>(x))))) {}
   ap_int_base(double d) : v_(static_cast<store_t>(wrap<W, S>(static_cast<u128>(static_cast<i128>(d))))) {}
   ap_int_base(float f) : ap_int_base(static_cast<double>(f)) {}
 

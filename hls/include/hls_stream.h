@@ -126,9 +126,11 @@ class stream_base {
   bool bounded_locked() const { return sched().checking && depth_ > 0; }
 
   // Waits (lock held through lk) until ready() holds; reading tells the direction.
+  static const int kSpins = 16;
   template <class Ready> void wait_until(std::unique_lock<std::mutex>& lk, bool reading, Ready ready) {
     scheduler& s = sched();
     bool counted = false;
+    int spins = 0;
     while (!ready()) {
       if (!current_task()) {
         // Outside a dataflow region nobody else can change the stream.
@@ -137,6 +139,17 @@ class stream_base {
                      reading ? "empty" : "full");
         std::fflush(stderr);
         std::abort();
+      }
+      if (!counted && spins < kSpins) {
+        // The other end is usually a running task a few words away: give it the core
+        // (threads outnumber cores) before sleeping on the condition variable, which
+        // costs two system calls per word on shallow FIFOs. A spinning task is not
+        // counted as blocked, so deadlock detection stays exact: it blocks after kSpins.
+        spins++;
+        lk.unlock();
+        std::this_thread::yield();
+        lk.lock();
+        continue;
       }
       if (!counted) {
         counted = true;

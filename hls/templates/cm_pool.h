@@ -39,26 +39,45 @@ void max_pool(hls::stream<word<T, CH_PAR * FH * window_cols(FW, S, OW_PAR)> >& i
   }
 }
 
-// in: CH x H x W, words of 1 pixel x CH_PAR channels; out: CH x 1 x 1 channel sums, words of
-// CH_PAR channels (acc_t must hold H * W times the largest input).
-template <class T, class acc_t, int CH, int H, int W, int CH_PAR>
-void global_avg_pool(hls::stream<word<T, CH_PAR> >& in, hls::stream<word<acc_t, CH_PAR> >& out) {
+// Global pooling needs no window buffer: one running value per channel over the frame.
+// in: CH x H x W, words of 1 pixel x CH_PAR channels; out: CH x 1 x 1, words of CH_PAR channels:
+// the maxima (MAX) or the sums (acc_t must hold H * W times the largest input).
+template <class T, class acc_t, int CH, int H, int W, int CH_PAR, bool MAX>
+void global_pool(hls::stream<word<T, CH_PAR> >& in, hls::stream<word<acc_t, CH_PAR> >& out) {
   static_assert(CH % CH_PAR == 0, "CH_PAR must divide CH");
-  acc_t sum[CH / CH_PAR][CH_PAR];
-  CM_PRAGMA(HLS ARRAY_PARTITION variable=sum dim=2 type=complete)
+  acc_t acc[CH / CH_PAR][CH_PAR];
+  CM_PRAGMA(HLS ARRAY_PARTITION variable=acc dim=2 type=complete)
   for (int px = 0; px < H * W; px++) {
     for (int g = 0; g < CH / CH_PAR; g++) {
       CM_PRAGMA(HLS PIPELINE II=1)
       const word<T, CH_PAR> w = in.read();
-      for (int c = 0; c < CH_PAR; c++) sum[g][c] = (px == 0 ? acc_t(0) : sum[g][c]) + w.v[c];
+      for (int c = 0; c < CH_PAR; c++) {
+        const acc_t v = acc_t(w.v[c]);
+        if (px == 0)
+          acc[g][c] = v;
+        else if (MAX)
+          acc[g][c] = v > acc[g][c] ? v : acc[g][c];
+        else
+          acc[g][c] = acc[g][c] + v;
+      }
     }
   }
   for (int g = 0; g < CH / CH_PAR; g++) {
     CM_PRAGMA(HLS PIPELINE II=1)
     word<acc_t, CH_PAR> w;
-    for (int c = 0; c < CH_PAR; c++) w.v[c] = sum[g][c];
+    for (int c = 0; c < CH_PAR; c++) w.v[c] = acc[g][c];
     out.write(w);
   }
+}
+
+template <class T, class acc_t, int CH, int H, int W, int CH_PAR>
+void global_avg_pool(hls::stream<word<T, CH_PAR> >& in, hls::stream<word<acc_t, CH_PAR> >& out) {
+  global_pool<T, acc_t, CH, H, W, CH_PAR, false>(in, out);
+}
+
+template <class T, int CH, int H, int W, int CH_PAR>
+void global_max_pool(hls::stream<word<T, CH_PAR> >& in, hls::stream<word<T, CH_PAR> >& out) {
+  global_pool<T, T, CH, H, W, CH_PAR, true>(in, out);
 }
 
 }  // namespace cm

@@ -27,10 +27,17 @@ constexpr int window_buffer_pixels(int iw, int fh, int fw, int s, int pad, int o
 
 // in:  ICH x IH x IW, words of 1 pixel x ICH_PAR channels.
 // out: windows for OH x OW outputs, one word per (OW_PAR outputs, ICH_PAR channels) group.
-template <class T, int ICH, int IH, int IW, int FH, int FW, int S, int PAD, int ICH_PAR, int OW_PAR>
-void window_buffer(hls::stream<word<T, ICH_PAR> >& in,
-                   hls::stream<word<T, ICH_PAR * FH * window_cols(FW, S, OW_PAR)> >& out,
-                   const T pad_value = T(0)) {
+// tap (when TAP): after each window word, the OW_PAR pixels at offset (PAD, PAD) of the
+//   group's windows, in the pixel protocol (P = OW_PAR, CP = ICH_PAR). With PAD = (FH-1)/2
+//   and stride 1 these are the block input pixels in order; with stride S they are the
+//   input of a 1 x 1, stride-S convolution. This is how a residual block reuses the line
+//   buffer for its skip connection (thesis section 3.6.4: temporal reuse, and loop merge of
+//   the downsampling convolution), so the skip FIFO holds only the lag of the rest of the
+//   main branch.
+template <class T, int ICH, int IH, int IW, int FH, int FW, int S, int PAD, int ICH_PAR, int OW_PAR, bool TAP>
+void window_buffer_core(hls::stream<word<T, ICH_PAR> >& in,
+                        hls::stream<word<T, ICH_PAR * FH * window_cols(FW, S, OW_PAR)> >& out,
+                        hls::stream<word<T, OW_PAR * ICH_PAR> >& tap, const T pad_value) {
   constexpr int FWX = window_cols(FW, S, OW_PAR);
   constexpr int IHP = IH + 2 * PAD, IWP = IW + 2 * PAD;
   constexpr int OH = out_size(IH, FH, S, PAD), OW = out_size(IW, FW, S, PAD);
@@ -71,9 +78,31 @@ void window_buffer(hls::stream<word<T, ICH_PAR> >& in,
               w.v[(c * FH + fy) * FWX + fx] = line[p % BUF][g * ICH_PAR + c];
             }
         out.write(w);
+        if (TAP) {
+          word<T, OW_PAR * ICH_PAR> t;
+          for (int p = 0; p < OW_PAR; p++)
+            for (int c = 0; c < ICH_PAR; c++) t.v[p * ICH_PAR + c] = w.v[(c * FH + PAD) * FWX + p * S + PAD];
+          tap.write(t);
+        }
       }
     }
   }
+}
+
+template <class T, int ICH, int IH, int IW, int FH, int FW, int S, int PAD, int ICH_PAR, int OW_PAR>
+void window_buffer(hls::stream<word<T, ICH_PAR> >& in,
+                   hls::stream<word<T, ICH_PAR * FH * window_cols(FW, S, OW_PAR)> >& out,
+                   const T pad_value = T(0)) {
+  hls::stream<word<T, OW_PAR * ICH_PAR> > unused_tap;
+  window_buffer_core<T, ICH, IH, IW, FH, FW, S, PAD, ICH_PAR, OW_PAR, false>(in, out, unused_tap, pad_value);
+}
+
+template <class T, int ICH, int IH, int IW, int FH, int FW, int S, int PAD, int ICH_PAR, int OW_PAR>
+void window_buffer_tap(hls::stream<word<T, ICH_PAR> >& in,
+                       hls::stream<word<T, ICH_PAR * FH * window_cols(FW, S, OW_PAR)> >& out,
+                       hls::stream<word<T, OW_PAR * ICH_PAR> >& tap, const T pad_value = T(0)) {
+  static_assert(PAD < FH && PAD < FW, "the tap must lie inside the window");
+  window_buffer_core<T, ICH, IH, IW, FH, FW, S, PAD, ICH_PAR, OW_PAR, true>(in, out, tap, pad_value);
 }
 
 }  // namespace cm

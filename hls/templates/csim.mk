@@ -15,13 +15,14 @@ else
 CM_HLS_INCLUDE := -Iinclude
 endif
 
-.PHONY: csim csim-build
-
+.PHONY: csim-build
 csim-build: $(CM_CSIM_PROGRAM)
-
-$(CM_CSIM_PROGRAM): $(CM_CSIM_SOURCES) $(wildcard include/*.h templates/*.h src/*.h)
+$(CM_CSIM_PROGRAM): $(CM_CSIM_SOURCES) $(wildcard include/*.h templates/*.h src/*.h src/weights/*.h)
 	$(CXX) $(CM_CSIM_CXXFLAGS) $(CM_CSIM_SANITIZE) $(CM_HLS_INCLUDE) -Itemplates -Isrc \
 	  -o $@ $(CM_CSIM_SOURCES) -pthread
-
+# A project whose program is itself called csim builds it with `make csim`; others run it.
+ifneq ($(CM_CSIM_PROGRAM),csim)
+.PHONY: csim
 csim: $(CM_CSIM_PROGRAM)
 	./$(CM_CSIM_PROGRAM)
+endif

@@ -138,6 +138,44 @@ void cm_nn2fpga_result_free(cm_nn2fpga_result *r);
 const char *cm_nn2fpga_kind_name(cm_nn2fpga_kind k); /* "conv", "dwconv", "pool", "gpool" */
 const char *cm_nn2fpga_solver_name(cm_nn2fpga_solver s); /* "bip", "exact", "none" */
 
+/* ---- design files: the accelerator as data (written by `optimise -o`, read by
+ * `evaluate` and `export`) ---- */
+
+/* An nn2FPGA design: the model and board it was made for, the options, and every layer's
+ * chosen configuration with the figures it costs (`result`). */
+typedef struct cm_nn2fpga_design {
+    char *model_path;  /* as the file records it (create: the absolute path); a relative
+                        * one is relative to the design file's folder */
+    char *model_file;  /* model_path resolved to a path that opens (for loaders) */
+    char *board_ref;   /* a built-in board name or a board file path (create: absolute) */
+    cm_board board;
+    cm_graph *graph;
+    cm_nn2fpga_options options;
+    bool latency_objective;
+    cm_nn2fpga_result result;
+} cm_nn2fpga_design;
+
+/* Optimises (cm_nn2fpga_optimise) and records where the model and board came from. */
+cm_status cm_nn2fpga_design_create(const char *model_path, const char *board_ref,
+                                   const cm_nn2fpga_options *o, bool latency_objective,
+                                   cm_nn2fpga_design *out, cm_error *err);
+
+/* Writes the design file ("format": "cnnmap-nn2fpga-design") through a temporary file
+ * renamed into place. */
+cm_status cm_nn2fpga_design_save(const cm_nn2fpga_design *d, const char *path, cm_error *err);
+
+/* Reads a design file: loads its model and board, rebuilds G with the recorded options
+ * and applies every layer's recorded unroll factors without searching. Malformed files,
+ * unknown or missing layers are CM_EINPUT naming the file; factors that break a
+ * constraint (a factor that does not divide its dimension, the board's DSPs, BRAM18 or
+ * URAM) are CM_EINFEASIBLE naming the layer and the constraint. */
+cm_status cm_nn2fpga_design_load(const char *path, cm_nn2fpga_design *out, cm_error *err);
+
+/* True when the file at path is an nn2FPGA design file (its "format" says so). */
+bool cm_nn2fpga_is_design_file(const char *path);
+
+void cm_nn2fpga_design_free(cm_nn2fpga_design *d);
+
 #ifdef __cplusplus
 }
 #endif

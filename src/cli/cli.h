@@ -27,6 +27,12 @@ int cm_cli_run(int argc, char **argv);
 /* export --format report-md of a `multi -o` design file: maps its inputs again and
  * writes the Markdown report. Returns an exit code. */
 int cm_cli_multi_export_md(const char *design_path, const char *out);
+/* export of an nn2FPGA design file (export_nn2fpga.c): report-md; the streaming
+ * backends' formats are refused (exit 2). Returns an exit code. */
+int cm_cli_export_nn2fpga(const char *design_path, const char *format, const char *output);
+/* `export --format hls`: the HLS project of an nn2FPGA design into the folder dir. */
+struct cm_hls_options;
+int cm_cli_export_hls(const char *design_path, const char *dir, const struct cm_hls_options *o);
 
 extern const char cm_cli_inspect_usage[];
 extern const char cm_cli_boards_usage[];

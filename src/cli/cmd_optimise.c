@@ -12,6 +12,7 @@
 #include <cnnmap/optimise.h>
 
 #include "cli/cli.h"
+#include "util/path.h"
 
 const char cm_cli_optimise_usage[] =
     "usage: cnnmap optimise MODEL --board BOARD [--backend B] [--objective latency|throughput]\n"
@@ -45,7 +46,7 @@ const char cm_cli_optimise_usage[] =
     "                       by bisection), exact (the single program of the thesis), none\n"
     "  --bits N             width of layers without Quant annotations (default 8, warned)\n"
     "  --no-temporal-reuse  --no-loop-merge   turn the residual-block rewrites off\n"
-    "  -o FILE              writes the report as JSON (not a design file for evaluate)\n";
+    "  -o FILE              writes the nn2FPGA design file (for evaluate and export)\n";
 
 typedef struct optimise_args {
     const char *model, *board, *output;
@@ -152,13 +153,6 @@ static int parse_args(int argc, char **argv, optimise_args *a)
     return cm_cli_check_output("optimise", "-o", a->output);
 }
 
-/* Design files record the model by absolute path, so they work from any folder. */
-static char *absolute_path(const char *path)
-{
-    char *abs = realpath(path, NULL);
-    return abs ? abs : strdup(path);
-}
-
 static cm_status build(const optimise_args *a, cm_design **d, cm_error *err)
 {
     cm_board board;
@@ -176,8 +170,8 @@ static cm_status build(const optimise_args *a, cm_design **d, cm_error *err)
         return st;
     }
     bool builtin = cm_board_builtin(a->board, &board, NULL) == CM_OK;
-    char *model_abs = absolute_path(a->model);
-    char *board_abs = builtin ? NULL : absolute_path(a->board);
+    char *model_abs = cm_path_absolute(a->model);
+    char *board_abs = builtin ? NULL : cm_path_absolute(a->board);
     st = cm_design_set_sources(*d, model_abs ? model_abs : a->model,
                                builtin ? board.name : (board_abs ? board_abs : a->board), err);
     free(model_abs);

@@ -6,15 +6,13 @@
 
 #include "design/design_internal.h"
 #include "design/design_json.h"
-#include "util/atomic_file.h"
+#include "util/json_file.h"
+#include "util/path.h"
 
-#include <errno.h>
 #include <jansson.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define CM_DESIGN_FORMAT "cnnmap-design"
 #define CM_DESIGN_VERSION 1
@@ -61,22 +59,8 @@ cm_status cm_design_save(const cm_design *d, const cm_design_run *run, const cha
                          cm_error *err)
 {
     json_t *o = design_file_json(d, run);
-    char *text = o ? json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
+    cm_status st = cm_json_file_write(path, o, JSON_INDENT(1) | JSON_REAL_PRECISION(17), err);
     json_decref(o);
-    if (!text)
-        return cm_error_set(err, CM_EINTERNAL,
-                            "%s: cannot build the design file (out of memory, or a figure that "
-                            "is not a finite number)", path);
-    size_t len = strlen(text);
-    char *with_newline = realloc(text, len + 2);
-    if (!with_newline) {
-        free(text);
-        return cm_error_nomem(err);
-    }
-    with_newline[len] = '\n';
-    with_newline[len + 1] = '\0';
-    cm_status st = cm_write_file_atomic(path, with_newline, len + 1, err);
-    free(with_newline);
     return st;
 }
 
@@ -134,23 +118,6 @@ static cm_status get_clock(reader *r, double *out)
                             r->path, CM_BOARD_CLOCK_MHZ_MIN, CM_BOARD_CLOCK_MHZ_MAX);
     *out = x;
     return CM_OK;
-}
-
-/* A relative model path is relative to the design file's folder. */
-static char *resolve_model_path(const char *design_path, const char *model_path)
-{
-    if (model_path[0] == '/')
-        return strdup(model_path);
-    char *copy = strdup(design_path);
-    if (!copy)
-        return NULL;
-    const char *dir = dirname(copy);
-    size_t n = strlen(dir) + strlen(model_path) + 2;
-    char *out = malloc(n);
-    if (out)
-        snprintf(out, n, "%s/%s", dir, model_path);
-    free(copy);
-    return out;
 }
 
 static cm_status read_options(reader *r, cm_design_options *o)
@@ -301,16 +268,6 @@ static cm_status read_nodes(reader *r, cm_design *d)
     return st;
 }
 
-/* A model or board the design file names that cannot be used makes the design file
- * bad input, whatever the inner reason (out of memory aside). */
-static cm_status as_input_error(reader *r, cm_status st)
-{
-    cm_error_prefix(r->err, r->path);
-    if (st != CM_EINTERNAL && r->err)
-        r->err->code = CM_EINPUT;
-    return st == CM_EINTERNAL ? st : CM_EINPUT;
-}
-
 static cm_status build_design(reader *r, cm_design **out)
 {
     const char *model_path = NULL, *board_ref = NULL;
@@ -328,8 +285,8 @@ static cm_status build_design(reader *r, cm_design **out)
     cm_board board;
     st = cm_board_resolve(board_ref, &board, r->err);
     if (st != CM_OK)
-        return as_input_error(r, st);
-    char *resolved = resolve_model_path(r->path, model_path);
+        return cm_design_source_error(r->err, r->path, st);
+    char *resolved = cm_path_beside(r->path, model_path);
     if (!resolved)
         return cm_error_nomem(r->err);
     cm_graph *g = NULL;
@@ -342,35 +299,12 @@ static cm_status build_design(reader *r, cm_design **out)
     if (st == CM_OK)
         st = cm_design_set_sources(*out, model_path, board_ref, r->err);
     free(resolved);
-    return st == CM_OK ? CM_OK : as_input_error(r, st);
+    return st == CM_OK ? CM_OK : cm_design_source_error(r->err, r->path, st);
 }
 
-/* Opens and parses the file, so that a missing or unreadable file reads as the same
- * one line as everywhere else ("cannot open: ...") rather than jansson's "unable to
- * open ... (line -1)". */
 static cm_status load_json(reader *r)
 {
-    FILE *f = fopen(r->path, "rb");
-    if (!f)
-        return cm_error_set(r->err, CM_EINPUT, "%s: cannot open: %s", r->path, strerror(errno));
-    struct stat sb;
-    cm_status st = CM_OK;
-    if (fstat(fileno(f), &sb) != 0)
-        st = cm_error_set(r->err, CM_EINPUT, "%s: cannot read: %s", r->path, strerror(errno));
-    else if (S_ISDIR(sb.st_mode))
-        st = cm_error_set(r->err, CM_EINPUT, "%s: cannot read: %s", r->path, strerror(EISDIR));
-    else if (S_ISREG(sb.st_mode) && sb.st_size == 0)
-        st = cm_error_set(r->err, CM_EINPUT, "%s: empty file, not a design file", r->path);
-    json_error_t jerr;
-    if (st == CM_OK && !(r->root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr))) {
-        /* jansson quotes the offending bytes, which may be anything. */
-        for (char *p = jerr.text; *p; p++)
-            if (*p < 0x20 || *p >= 0x7f)
-                *p = '?';
-        st = cm_error_set(r->err, CM_EINPUT, "%s: %s (line %d)", r->path, jerr.text, jerr.line);
-    }
-    fclose(f);
-    return st;
+    return cm_json_file_read(r->path, &r->root, r->err);
 }
 
 /* Other JSON files that cnnmap writes are named for what they are, so that the user
@@ -380,9 +314,8 @@ static cm_status check_format(reader *r)
     json_t *format = json_object_get(r->root, "format");
     const char *backend = json_string_value(json_object_get(r->root, "backend"));
     if (!format && backend && strcmp(backend, "nn2fpga") == 0)
-        return bad(r, "not a design file (an nn2FPGA report of 'optimise --backend nn2fpga -o'; "
-                      "evaluate and export read the design files of fpgaconvnet, finn and hls4ml)",
-                   NULL);
+        return bad(r, "not a design file (an nn2FPGA report of an earlier cnnmap; 'optimise "
+                      "--backend nn2fpga -o' now writes a design file)", NULL);
     if (!format)
         return bad(r, "not a cnnmap design file (it has no \"format\")", NULL);
     if (!json_is_string(format))
@@ -390,6 +323,9 @@ static cm_status check_format(reader *r)
     if (strcmp(json_string_value(format), "cnnmap-multi-design") == 0)
         return bad(r, "not a design file of one network (a design of 'cnnmap multi'; export "
                       "--format report-md reads it)", NULL);
+    if (strcmp(json_string_value(format), "cnnmap-nn2fpga-design") == 0)
+        return bad(r, "an nn2FPGA design, not a streaming design (cm_nn2fpga_design_load reads it)",
+                   NULL);
     if (strcmp(json_string_value(format), CM_DESIGN_FORMAT) != 0)
         return cm_error_set(r->err, CM_EINPUT, "%s: not a cnnmap design file (format '%.64s')",
                             r->path, json_string_value(format));

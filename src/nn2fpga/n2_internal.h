@@ -90,6 +90,12 @@ cm_status n2_phase2(const n2_space *sp, const n2_budget *b, const n2_solve_optio
 cm_status n2_bisect(const n2_space *sp, const n2_budget *b, const n2_solve_options *o,
                     int *choice, cm_nn2fpga_phase *ph1, cm_error *err);
 
+/* The figures that follow from the layers' configurations, for a fresh optimisation
+ * and a design file alike: the totals (layers plus skip buffers), the period S, the
+ * latency of `batch` frames (saturating) and the steady-state fps. r->clock_mhz must
+ * be set. */
+void n2_totals(cm_nn2fpga_result *r, int batch);
+
 double n2_now(void);
 
 #endif

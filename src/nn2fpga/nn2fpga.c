@@ -1,6 +1,7 @@
 /* cm_nn2fpga_optimise: builds G, enumerates the design space, runs the chosen
  * optimiser (two-phase BIP, exact bisection or the resource-minimal design) and
  * applies the chosen configurations, checking that phase 2 kept the period. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ static cm_status apply_choice(cm_nn2fpga_result *r, const n2_space *sp, const in
     return CM_OK;
 }
 
-static void totals(cm_nn2fpga_result *r, const cm_nn2fpga_options *o)
+void n2_totals(cm_nn2fpga_result *r, int batch)
 {
     r->dsp = r->uram = 0;
     r->bram18 = r->bram_skip;
@@ -44,8 +45,12 @@ static void totals(cm_nn2fpga_result *r, const cm_nn2fpga_options *o)
         /* Cycles before the layer's first window is complete: the pipeline fill. */
         fill += (l->window_activations + l->ich_par * l->ow_par - 1) / (l->ich_par * l->ow_par);
     }
-    r->batch = o->batch > 0 ? o->batch : 1;
-    r->latency_cycles = (int64_t)r->batch * r->period + fill;
+    r->batch = batch > 0 ? batch : 1;
+    /* Saturates rather than wraps: a design file may ask for any batch in range. */
+    int64_t frames;
+    if (__builtin_mul_overflow((int64_t)r->batch, r->period, &frames) ||
+        __builtin_add_overflow(frames, fill, &r->latency_cycles))
+        r->latency_cycles = INT64_MAX;
     r->fps = r->clock_mhz * 1e6 / (double)r->period;
 }
 
@@ -147,7 +152,7 @@ cm_status cm_nn2fpga_optimise(const cm_graph *g, const cm_board *board, const cm
     else
         st = optimise_space(out, board, &b, o, err);
     if (st == CM_OK) {
-        totals(out, o);
+        n2_totals(out, o->batch);
         out->optimal = o->solver != CM_NN2FPGA_NONE && out->phases[0].optimal &&
                        out->phases[1].optimal;
         if (o->solver == CM_NN2FPGA_NONE)

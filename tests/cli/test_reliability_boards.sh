@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Regression tests of issue 21's board and output-file findings: absurd board values,
 # JSON that cannot hold a figure, -o with an empty name, a read-only file, a missing
-# folder or a directory, concurrent writers, stdout after a failed write, an nn2FPGA
-# report given to evaluate, and a missing design file.
+# folder or a directory, concurrent writers, stdout after a failed write, nn2FPGA
+# design files and earlier reports given to evaluate, and a missing design file.
 # usage: test_reliability_boards.sh CNNMAP SHARED_DIR SOURCE_DIR
 set -u
 cnnmap=$1 shared=$2 src=$3
@@ -175,14 +175,26 @@ done
 expect 0 "optimise -o writes and prints" -- optimise "$lenet" --board zc706 --backend finn --optimiser none --json -o "$tmp/printed.json"
 check "printed after writing" test -s "$tmp/out" -a -s "$tmp/printed.json"
 
-# ---- 5. an nn2FPGA report is not a design file ----
+# ---- 5. an nn2FPGA design file: evaluate reads it, the streaming formats refuse it,
+# and a report of an earlier cnnmap (no "format") is named for what it is ----
 
-expect 0 "nn2fpga report" -- optimise "$resnet" --board zc706 --backend nn2fpga -o "$tmp/report.json"
-expect 2 "evaluate an nn2FPGA report" -- evaluate "$tmp/report.json"
-check "evaluate says it is an nn2FPGA report" err_has "$tmp/report.json: not a design file (an nn2FPGA report"
+expect 0 "nn2fpga design" -- optimise "$resnet" --board zc706 --backend nn2fpga -o "$tmp/report.json"
+expect 0 "evaluate an nn2FPGA design" -- evaluate "$tmp/report.json"
+expect 2 "export an nn2FPGA design as finn" -- export "$tmp/report.json" --format finn -o "$tmp/x.json"
+check "export names the formats it takes" err_has "$tmp/report.json: an nn2fpga design exports as hls or report-md"
+check "no export file" test ! -e "$tmp/x.json"
+/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ["format", "version", "model_path", "solver"]:
+    del d[k]
+json.dump(d, open(sys.argv[2], "w"))
+' "$tmp/report.json" "$tmp/old.json"
+expect 2 "evaluate an earlier nn2FPGA report" -- evaluate "$tmp/old.json"
+check "evaluate says it is an nn2FPGA report" err_has "$tmp/old.json: not a design file (an nn2FPGA report"
 check "evaluate does not talk about the optimiser" test -z "$(grep -F 'optimiser' "$tmp/err")"
-expect 2 "export an nn2FPGA report" -- export "$tmp/report.json" --format finn -o "$tmp/x.json"
-check "export says it is an nn2FPGA report" err_has "$tmp/report.json: not a design file (an nn2FPGA report"
+expect 2 "export an earlier nn2FPGA report" -- export "$tmp/old.json" --format finn -o "$tmp/x.json"
+check "export says it is an nn2FPGA report" err_has "$tmp/old.json: not a design file (an nn2FPGA report"
 check "no export file" test ! -e "$tmp/x.json"
 
 # ---- 6. a missing design file ----

@@ -15,3 +15,13 @@ foreach(area import boards multi)
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_reliability_${area}.sh
             $<TARGET_FILE:cnnmap_cli> ${CM_SHARED_DIR} ${CMAKE_SOURCE_DIR})
 endforeach()
+# nn2FPGA design files: optimise -o, evaluate, export, hand edits (issue 14).
+add_test(NAME cli_nn2fpga_design
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_nn2fpga_design_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_SHARED_DIR})
+# HLS generation: export --format hls, then the project's C simulation against cnnmap run
+# (issue 14). One model keeps CI short (each build compiles it with its own C++ compiler);
+# the README's benchmark covers all four.
+add_test(NAME cli_hls_resnet8_a8w8
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_hls_export.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_SHARED_DIR} ${CMAKE_CXX_COMPILER} resnet8_a8w8b16.onnx kv260 10)

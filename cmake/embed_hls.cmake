@@ -1,0 +1,23 @@
+# Writes a C file holding the HLS building blocks, compatibility headers and project
+# templates (hls/include, hls/templates, hls/project), so that `cnnmap export --format hls`
+# writes a self-contained project from the binary alone, wherever it is installed.
+set(files)
+foreach(sub include templates project)
+  file(GLOB part ${IN_DIR}/${sub}/*)
+  list(APPEND files ${part})
+endforeach()
+list(SORT files)
+set(body "/* Generated from the hls folder by cmake/embed_hls.cmake; do not edit. */\n#include <stddef.h>\n#include \"hls/hls_files.h\"\n\nconst cm_hls_file cm_hls_files[] = {\n")
+set(count 0)
+foreach(f ${files})
+  file(RELATIVE_PATH rel ${IN_DIR} ${f})
+  file(READ ${f} hex HEX)
+  string(LENGTH "${hex}" n)
+  math(EXPR n "${n} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
+  string(APPEND body "  {\"${rel}\", (const char[]){${hex}0x00}, ${n}},\n")
+  math(EXPR count "${count}+1")
+endforeach()
+string(APPEND body "};\nconst size_t cm_hls_files_count = ${count};\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(RENAME ${OUT}.tmp ${OUT})

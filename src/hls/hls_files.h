@@ -1,0 +1,21 @@
+/* The HLS files compiled into the library (cmake/embed_hls.cmake): the compatibility
+ * headers (include/), the building blocks (templates/) and the project templates
+ * (project/) that the generator fills. */
+#ifndef CM_HLS_FILES_H
+#define CM_HLS_FILES_H
+
+#include <stddef.h>
+
+typedef struct cm_hls_file {
+    const char *path; /* relative to hls/, e.g. "templates/cm_conv.h" */
+    const char *data; /* NUL-terminated */
+    size_t len;
+} cm_hls_file;
+
+extern const cm_hls_file cm_hls_files[];
+extern const size_t cm_hls_files_count;
+
+/* The embedded file at path, or NULL. */
+const cm_hls_file *cm_hls_file_find(const char *path);
+
+#endif

@@ -1,0 +1,63 @@
+/* The HLS generator's working state, shared by the planner (hls_generate.c) and the
+ * project writer (hls_project.c). */
+#ifndef CM_HLS_GEN_H
+#define CM_HLS_GEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cnnmap/error.h>
+
+#include "hls/hls_ir.h"
+#include "util/strbuf.h"
+
+#define HG_NAME_LEN 80
+#define HG_SCRATCH 64
+#define HG_SCRATCH_LEN 64
+#define HG_MAX_ADDS 64
+
+/* A residual add: its fork tensor, which operand is the main branch (0 or 1), and the
+ * skip FIFO's depth in words of the fork's packing. */
+typedef struct hg_add {
+    int op, fork, main;
+    int64_t depth;
+} hg_add;
+
+typedef struct hg_tensor_streams {
+    char name[HG_NAME_LEN];      /* the producer's output stream */
+    bool forked;
+    char branch[2][HG_NAME_LEN]; /* main, skip: the fork's outputs */
+} hg_tensor_streams;
+
+typedef struct hg_packing {
+    int p, cp;
+} hg_packing;
+
+typedef struct hg_ctx {
+    const hl_net *net;
+    const char *origin;   /* the design file, for messages */
+    const char *tasks_in; /* hls/project/tasks.in */
+    cm_strbuf streams, tasks;
+    int n_streams, n_tasks;
+    hg_tensor_streams *ts; /* per tensor */
+    hg_packing *pack;      /* per tensor: pixels and channels per word */
+    hg_add adds[HG_MAX_ADDS];
+    int n_adds;
+    /* short-lived texts for template values (a ring: a call fills at most a few dozen) */
+    char scratch[HG_SCRATCH][HG_SCRATCH_LEN];
+    int next_scratch;
+    cm_error *err;
+} hg_ctx;
+
+/* Packings and residual adds' skip depths; CM_EINPUT for a shape no block takes. */
+cm_status hg_plan(hg_ctx *g);
+/* Fills g->streams and g->tasks (the top function's body). */
+void hg_emit_tasks(hg_ctx *g);
+
+/* Appends tpl[0..len) to out with every @KEY@ of the NULL-ended key/value list kv
+ * replaced by its value. */
+void hg_fill(cm_strbuf *out, const char *tpl, size_t len, const char *const *kv);
+/* A C identifier for a layer: "l<index>_" and the name's letters and digits. */
+void hg_identifier(const char *name, int index, char *out, size_t size);
+
+#endif

@@ -1,0 +1,485 @@
+/* The generator: fills the project templates (hls/project/tasks.in, top.cpp.in, ...) from
+ * the integer network and the nn2FPGA design. It decides each stream's packing (the
+ * producer's parallelism, thesis section 3.5.1), inserts the width adapters where a
+ * consumer reads another packing, forks residual blocks' inputs and sizes each skip
+ * FIFO from the lag of its main branch (section 3.6.4), so that the dataflow region
+ * cannot deadlock at the exported depths. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hls/hls_gen.h"
+
+/* Streams between tasks: two words, as nn2FPGA's generator gives its plain FIFOs. */
+#define HG_DEPTH 2
+
+typedef hg_packing packing;
+
+/* ---- filling templates ---- */
+
+/* The line "kind: text" of tasks.in, without its kind. */
+static const char *task_template(const hg_ctx *g, const char *kind, size_t *len)
+{
+    size_t k = strlen(kind);
+    for (const char *s = g->tasks_in; s && *s;) {
+        const char *end = strchr(s, '\n');
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        if (n > k + 1 && strncmp(s, kind, k) == 0 && s[k] == ':') {
+            *len = n - k - 1;
+            return s + k + 1;
+        }
+        s = end ? end + 1 : NULL;
+    }
+    *len = 0;
+    return NULL;
+}
+
+void hg_fill(cm_strbuf *out, const char *tpl, size_t len, const char *const *kv)
+{
+    for (size_t i = 0; i < len;) {
+        const char *at = tpl[i] == '@' ? memchr(tpl + i + 1, '@', len - i - 1) : NULL;
+        if (!at) {
+            cm_strbuf_printf(out, "%c", tpl[i++]);
+            continue;
+        }
+        size_t klen = (size_t)(at - (tpl + i + 1));
+        const char *val = NULL;
+        for (int k = 0; kv[k]; k += 2)
+            if (strlen(kv[k]) == klen && strncmp(kv[k], tpl + i + 1, klen) == 0)
+                val = kv[k + 1];
+        if (!val) { /* not a key: a literal '@' */
+            cm_strbuf_printf(out, "@");
+            i++;
+            continue;
+        }
+        cm_strbuf_printf(out, "%s", val);
+        i += klen + 2;
+    }
+}
+
+static void emit(hg_ctx *g, cm_strbuf *to, const char *kind, const char *const *kv)
+{
+    size_t len;
+    const char *tpl = task_template(g, kind, &len);
+    if (!tpl) {
+        to->failed = true; /* a missing template line is a broken build */
+        return;
+    }
+    hg_fill(to, tpl, len, kv);
+    cm_strbuf_printf(to, "\n");
+    if (to == &g->tasks)
+        g->n_tasks++;
+}
+
+/* ---- names and types ---- */
+
+static char *num(hg_ctx *g, long long v)
+{
+    char *s = g->scratch[g->next_scratch++ % HG_SCRATCH];
+    snprintf(s, HG_SCRATCH_LEN, "%lld", v);
+    return s;
+}
+
+static const char *type_of(hg_ctx *g, int64_t lo, int64_t hi)
+{
+    bool s;
+    int bits = hl_bits_for_range(lo, hi, &s);
+    char *t = g->scratch[g->next_scratch++ % HG_SCRATCH];
+    snprintf(t, HG_SCRATCH_LEN, "%s<%d>", s ? "ap_int" : "ap_uint", bits);
+    return t;
+}
+
+static const char *tensor_type(hg_ctx *g, int t)
+{
+    return type_of(g, g->net->t[t].lo, g->net->t[t].hi);
+}
+
+void hg_identifier(const char *name, int index, char *out, size_t size)
+{
+    int n = snprintf(out, size, "l%d_", index);
+    for (const char *s = name; *s && (size_t)n + 1 < size && n < 40; s++)
+        out[n++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')
+                       ? *s : '_';
+    out[n] = '\0';
+}
+
+static void new_stream(hg_ctx *g, const char *type, int n, int depth, char *name)
+{
+    snprintf(name, HG_NAME_LEN, "s%d", g->n_streams++);
+    emit(g, &g->streams, "stream", (const char *const[]){"T", type, "N", num(g, n), "NAME", name, NULL});
+    emit(g, &g->streams, "depth",
+         (const char *const[]){"NAME", name, "DEPTH", num(g, depth), NULL});
+}
+
+/* ---- packings ---- */
+
+static packing produced(const hg_ctx *g, int t)
+{
+    return g->pack[t];
+}
+
+static void plan_packings(hg_ctx *g)
+{
+    const hl_net *net = g->net;
+    for (int i = 0; i < net->n_op; i++) {
+        const hl_op *op = &net->op[i];
+        packing p = {1, 1};
+        switch (op->kind) {
+        case HL_CONV: p = (packing){op->ow_par, op->och_par}; break;
+        case HL_DWCONV:
+        case HL_MAXPOOL: p = (packing){op->ow_par, op->ich_par}; break;
+        case HL_GMAXPOOL:
+        case HL_GAVGPOOL: p = (packing){1, op->ich_par}; break;
+        case HL_FC: p = (packing){1, op->och_par}; break;
+        case HL_REQUANT:
+        case HL_ADD: p = g->pack[op->in[0]]; break;
+        case HL_INPUT: break;
+        }
+        g->pack[op->out] = p;
+    }
+}
+
+/* ---- skip FIFO depths ---- */
+
+static bool windowed(hl_kind k)
+{
+    return k == HL_CONV || k == HL_DWCONV || k == HL_MAXPOOL;
+}
+
+/* The last input pixel (row-major index) op must have read before it writes the word
+ * holding output pixel n; -1 when it needs none. */
+static int64_t need_of_op(const hg_ctx *g, const hl_op *op, int64_t n)
+{
+    const hl_tensor *in = &g->net->t[op->in[0]], *out = &g->net->t[op->out];
+    int64_t pixels_in = in->h * in->w;
+    if (op->kind == HL_GMAXPOOL || op->kind == HL_GAVGPOOL || op->kind == HL_FC)
+        return pixels_in - 1;
+    if (!windowed(op->kind))
+        return n;
+    int64_t oy = n / out->w, ox = n % out->w;
+    int64_t ox_end = (ox / op->ow_par) * op->ow_par + op->ow_par - 1;
+    int64_t ry = oy * op->stride + op->fh - 1 - op->pad, rx = ox_end * op->stride + op->fw - 1 - op->pad;
+    if (ry >= in->h)
+        return pixels_in - 1;
+    if (ry < 0)
+        return -1;
+    if (rx >= in->w)
+        return ry * in->w + in->w - 1;
+    return ry * in->w + rx - (rx < 0 ? rx + 1 : 0);
+}
+
+/* Rounds output pixel n of tensor t up to the end of its word's pixel group. */
+static int64_t group_end(const hg_ctx *g, int t, int64_t n)
+{
+    int p = g->pack[t].p;
+    int64_t w = g->net->t[t].w, x = n % w;
+    int64_t end = (x / p) * p + p - 1;
+    return n - x + (end < w ? end : w - 1);
+}
+
+/* Walks from tensor `from` back along first inputs to `fork`: the pixel of fork that
+ * must have been read before pixel n of `from` is written. */
+static int64_t need_along(const hg_ctx *g, int from, int fork, int64_t n)
+{
+    for (int t = from; t != fork && n >= 0;) {
+        const hl_op *op = &g->net->op[g->net->t[t].producer];
+        n = need_of_op(g, op, group_end(g, t, n));
+        t = op->in[0];
+    }
+    return n;
+}
+
+static bool on_chain(const hg_ctx *g, int from, int target)
+{
+    for (int t = from;;) {
+        if (t == target)
+            return true;
+        const hl_op *op = &g->net->op[g->net->t[t].producer];
+        if (op->kind == HL_INPUT)
+            return false;
+        t = op->in[0];
+    }
+}
+
+static int chain_windows(const hg_ctx *g, int from, int fork)
+{
+    int n = 0;
+    for (int t = from; t != fork;) {
+        const hl_op *op = &g->net->op[g->net->t[t].producer];
+        n += windowed(op->kind);
+        t = op->in[0];
+    }
+    return n;
+}
+
+/* For a residual add: its fork tensor, which operand is the main branch, and the skip
+ * FIFO depth in words of the fork's packing. */
+static cm_status plan_add(hg_ctx *g, int op_index, hg_add *a)
+{
+    const hl_op *op = &g->net->op[op_index];
+    int fork = -1;
+    for (int t = op->in[1]; fork < 0;) {
+        if (on_chain(g, op->in[0], t))
+            fork = t;
+        const hl_op *p = &g->net->op[g->net->t[t].producer];
+        if (fork < 0 && p->kind == HL_INPUT)
+            break;
+        t = p->in[0];
+    }
+    if (fork < 0 || g->net->t[fork].n_consumers != 2)
+        return cm_error_set(g->err, CM_EINPUT, "%s: add %s: its operands do not meet at a fork "
+                            "of two branches (no building block)", g->origin, op->name);
+    a->fork = fork;
+    a->main = chain_windows(g, op->in[0], fork) >= chain_windows(g, op->in[1], fork) ? 0 : 1;
+    int main_t = op->in[a->main], skip_t = op->in[1 - a->main];
+    const hl_tensor *out = &g->net->t[op->out];
+    int p = g->pack[main_t].p;
+    int64_t pixels = out->h * out->w, worst = 0;
+    for (int64_t first = 0; first < pixels; first += p) {
+        int64_t end = group_end(g, main_t, first);
+        int64_t lag = need_along(g, main_t, fork, end) - need_along(g, skip_t, fork, first - 1);
+        worst = lag > worst ? lag : worst;
+    }
+    packing fp = produced(g, fork);
+    int64_t words_per_group = g->net->t[fork].c / fp.cp;
+    a->depth = ((worst + 1 + fp.p - 1) / fp.p + 1) * words_per_group;
+    return CM_OK;
+}
+
+/* ---- streams of a tensor ---- */
+
+/* Adapts stream `src` (tensor t, packing from) to packing `to`; returns the final
+ * stream's name in out (dest when given: the last adapter writes there). */
+static void adapt(hg_ctx *g, int t, const char *src, packing from, packing to, const char *dest,
+                  char *out)
+{
+    const hl_tensor *x = &g->net->t[t];
+    const char *T = tensor_type(g, t);
+    const char *npix = num(g, x->h * x->w), *ch = num(g, x->c);
+    char cur[HG_NAME_LEN], next[HG_NAME_LEN], task[HG_NAME_LEN];
+    snprintf(cur, sizeof cur, "%s", src);
+    int steps = (from.p > 1 && (from.p != to.p || from.cp != to.cp)) + (from.cp != to.cp) +
+                (to.p > 1 && (from.p != to.p || from.cp != to.cp));
+    packing now = from;
+    for (int step = 0; step < steps; step++) {
+        const char *kind = now.p > 1 ? "unpack" : now.cp != to.cp ? "repack" : "pack";
+        packing after = now.p > 1 ? (packing){1, now.cp}
+                        : now.cp != to.cp ? (packing){1, to.cp} : to;
+        if (step == steps - 1 && dest)
+            snprintf(next, sizeof next, "%s", dest);
+        else
+            new_stream(g, T, after.p * after.cp, HG_DEPTH, next);
+        snprintf(task, sizeof task, "adapt%d", g->n_tasks);
+        const char *p = num(g, now.p > 1 ? now.p : after.p);
+        const char *cp = num(g, now.cp);
+        emit(g, &g->tasks, kind,
+             (const char *const[]){"TASK", task, "T", T, "NPIX", npix, "CH", ch, "P", p, "CP", cp,
+                                   "CIN", num(g, now.cp), "COUT", num(g, after.cp), "IN", cur,
+                                   "OUT", next, NULL});
+        snprintf(cur, sizeof cur, "%s", next);
+        now = after;
+    }
+    snprintf(out, HG_NAME_LEN, "%s", cur);
+}
+
+/* The stream that consumer `op_index` reads tensor t from, in packing `want`. A tensor
+ * with two consumers is forked on its first request; the skip side of a residual add
+ * gets the FIFO depth plan_add computed. */
+static void stream_for(hg_ctx *g, int t, int op_index, packing want, char *out)
+{
+    hg_tensor_streams *ts = &g->ts[t];
+    char src[HG_NAME_LEN];
+    if (g->net->t[t].n_consumers == 2) {
+        if (!ts->forked) {
+            int64_t depth = HG_DEPTH;
+            for (int a = 0; a < g->n_adds; a++)
+                if (g->adds[a].fork == t)
+                    depth = g->adds[a].depth;
+            packing p = produced(g, t);
+            const char *T = tensor_type(g, t);
+            new_stream(g, T, p.p * p.cp, HG_DEPTH, ts->branch[0]);
+            new_stream(g, T, p.p * p.cp, (int)depth, ts->branch[1]);
+            char task[HG_NAME_LEN];
+            snprintf(task, sizeof task, "fork%d", g->n_tasks);
+            const hl_tensor *x = &g->net->t[t];
+            emit(g, &g->tasks, "fork",
+                 (const char *const[]){"TASK", task, "T", T, "N", num(g, p.p * p.cp), "NWORDS",
+                                       num(g, x->h * x->w * x->c / (p.p * p.cp)), "IN", ts->name,
+                                       "OUT", ts->branch[0], "OUT2", ts->branch[1], NULL});
+            ts->forked = true;
+        }
+        /* the skip side (the add itself on an identity skip, or the first task of the
+         * branch with fewer windowed layers) takes branch 1, the deep FIFO */
+        bool skip = false;
+        for (int a = 0; a < g->n_adds; a++)
+            if (g->adds[a].fork == t) {
+                const hl_op *add = &g->net->op[g->adds[a].op];
+                int skip_t = add->in[1 - g->adds[a].main];
+                skip = op_index == g->adds[a].op ? skip_t == t
+                                                 : on_chain(g, skip_t, g->net->op[op_index].out);
+            }
+        snprintf(src, sizeof src, "%s", ts->branch[skip ? 1 : 0]);
+    } else {
+        snprintf(src, sizeof src, "%s", ts->name);
+    }
+    adapt(g, t, src, produced(g, t), want, NULL, out);
+}
+
+/* ---- tasks ---- */
+
+static void output_stream(hg_ctx *g, const hl_op *op, char *out)
+{
+    packing p = produced(g, op->out);
+    if (op->out == g->net->output && p.p == 1 && p.cp == 1)
+        snprintf(out, HG_NAME_LEN, "out");
+    else
+        new_stream(g, tensor_type(g, op->out), p.p * p.cp, HG_DEPTH, out);
+    snprintf(g->ts[op->out].name, HG_NAME_LEN, "%s", out);
+}
+
+static void emit_windowed(hg_ctx *g, int i, const char *id)
+{
+    const hl_op *op = &g->net->op[i];
+    const hl_tensor *x = &g->net->t[op->in[0]], *y = &g->net->t[op->out];
+    int par = op->ich_par;
+    char in[HG_NAME_LEN], win[HG_NAME_LEN], out[HG_NAME_LEN], task[HG_NAME_LEN + 8];
+    stream_for(g, op->in[0], i, (packing){1, par}, in);
+    const char *T = tensor_type(g, op->in[0]);
+    int fwx = op->fw + (op->ow_par - 1) * op->stride;
+    new_stream(g, T, par * op->fh * fwx, HG_DEPTH, win);
+    char pad_value[64];
+    snprintf(pad_value, sizeof pad_value, "%s(%lld)", T,
+             op->kind == HL_MAXPOOL ? (long long)x->lo : 0LL);
+    snprintf(task, sizeof task, "%s_wb", id);
+    const char *kv_wb[] = {"TASK", task, "T", T, "ICH", num(g, x->c), "IH", num(g, x->h), "IW",
+                           num(g, x->w), "FH", num(g, op->fh), "FW", num(g, op->fw), "S",
+                           num(g, op->stride), "PAD", num(g, op->pad), "ICH_PAR", num(g, par),
+                           "OW_PAR", num(g, op->ow_par), "IN", in, "OUT", win, "PAD_VALUE",
+                           pad_value, NULL};
+    emit(g, &g->tasks, "window_buffer", kv_wb);
+    output_stream(g, op, out);
+    const char *kind = op->kind == HL_CONV ? "conv" : op->kind == HL_DWCONV ? "dwconv" : "maxpool";
+    const char *kv[] = {"TASK", id, "ID", id, "T", T, "IN_T", T, "W_T", type_of(g, op->w_lo, op->w_hi),
+                        "B_T", type_of(g, op->b_lo, op->b_hi), "ACC_T", tensor_type(g, op->out),
+                        "ICH", num(g, x->c), "OCH", num(g, y->c), "CH", num(g, x->c), "OH",
+                        num(g, y->h), "OW", num(g, y->w), "FH", num(g, op->fh), "FW",
+                        num(g, op->fw), "S", num(g, op->stride), "ICH_PAR", num(g, par),
+                        "OCH_PAR", num(g, op->och_par), "CH_PAR", num(g, par), "OW_PAR",
+                        num(g, op->ow_par), "IN", win, "OUT", out, NULL};
+    emit(g, &g->tasks, kind, kv);
+}
+
+static void emit_vector_op(hg_ctx *g, int i, const char *id)
+{
+    const hl_op *op = &g->net->op[i];
+    const hl_tensor *x = &g->net->t[op->in[0]], *y = &g->net->t[op->out];
+    char in[HG_NAME_LEN], out[HG_NAME_LEN];
+    stream_for(g, op->in[0], i, (packing){1, op->ich_par}, in);
+    output_stream(g, op, out);
+    const char *kind = op->kind == HL_FC ? "fc" : op->kind == HL_GMAXPOOL ? "gmaxpool" : "gavgpool";
+    const char *kv[] = {"TASK", id, "ID", id, "T", tensor_type(g, op->in[0]), "IN_T",
+                        tensor_type(g, op->in[0]), "W_T", type_of(g, op->w_lo, op->w_hi), "B_T",
+                        type_of(g, op->b_lo, op->b_hi), "ACC_T", tensor_type(g, op->out), "ICH",
+                        num(g, x->c), "OCH", num(g, y->c), "CH", num(g, x->c), "H", num(g, x->h),
+                        "W", num(g, x->w), "ICH_PAR", num(g, op->ich_par), "OCH_PAR",
+                        num(g, op->och_par), "CH_PAR", num(g, op->ich_par), "IN", in, "OUT", out,
+                        NULL};
+    emit(g, &g->tasks, kind, kv);
+}
+
+static void emit_requant(hg_ctx *g, int i, const char *id)
+{
+    const hl_op *op = &g->net->op[i];
+    const hl_tensor *x = &g->net->t[op->in[0]];
+    packing p = produced(g, op->in[0]);
+    char in[HG_NAME_LEN], out[HG_NAME_LEN];
+    stream_for(g, op->in[0], i, p, in);
+    output_stream(g, op, out);
+    const char *kv[] = {"TASK", id, "IN_T", tensor_type(g, op->in[0]), "OUT_T",
+                        tensor_type(g, op->out), "N", num(g, p.p * p.cp), "NWORDS",
+                        num(g, x->c * x->h * x->w / (p.p * p.cp)), "OBITS", num(g, op->obits),
+                        "OSIGNED", op->osigned ? "true" : "false", "NARROW",
+                        op->narrow ? "true" : "false", "RELU", op->relu ? "true" : "false",
+                        "SHIFT", num(g, op->shift), "DIV", num(g, x->div), "IN", in, "OUT", out,
+                        NULL};
+    emit(g, &g->tasks, "requant", kv);
+}
+
+static void emit_add(hg_ctx *g, int i, const char *id)
+{
+    const hl_op *op = &g->net->op[i];
+    int a_index = -1;
+    for (int a = 0; a < g->n_adds; a++)
+        if (g->adds[a].op == i)
+            a_index = a;
+    int m = g->adds[a_index].main;
+    packing p = produced(g, op->in[m]);
+    char in[2][HG_NAME_LEN], out[HG_NAME_LEN];
+    stream_for(g, op->in[m], i, p, in[0]);
+    stream_for(g, op->in[1 - m], i, p, in[1]);
+    output_stream(g, op, out);
+    const hl_tensor *y = &g->net->t[op->out];
+    const char *kv[] = {"TASK", id, "A_T", tensor_type(g, op->in[m]), "B_T",
+                        tensor_type(g, op->in[1 - m]), "OUT_T", tensor_type(g, op->out), "N",
+                        num(g, p.p * p.cp), "NWORDS", num(g, y->c * y->h * y->w / (p.p * p.cp)),
+                        "SHIFT_A", num(g, m == 0 ? op->shift_a : op->shift_b), "SHIFT_B",
+                        num(g, m == 0 ? op->shift_b : op->shift_a), "IN", in[0], "IN2", in[1],
+                        "OUT", out, NULL};
+    emit(g, &g->tasks, "add", kv);
+}
+
+cm_status hg_plan(hg_ctx *g)
+{
+    const hl_net *net = g->net;
+    plan_packings(g);
+    for (int i = 0; i < net->n_op; i++) {
+        if (net->op[i].kind != HL_ADD)
+            continue;
+        if (g->n_adds >= HG_MAX_ADDS)
+            return cm_error_set(g->err, CM_EINPUT, "%s: more than %d residual adds", g->origin,
+                                HG_MAX_ADDS);
+        g->adds[g->n_adds].op = i;
+        cm_status st = plan_add(g, i, &g->adds[g->n_adds]);
+        if (st != CM_OK)
+            return st;
+        g->n_adds++;
+    }
+    for (int t = 0; t < net->n_t; t++) {
+        bool fork = false;
+        for (int a = 0; a < g->n_adds; a++)
+            fork |= g->adds[a].fork == t;
+        if (net->t[t].n_consumers > 2 || (net->t[t].n_consumers == 2 && !fork))
+            return cm_error_set(g->err, CM_EINPUT, "%s: %s feeds %d layers; only the fork of a "
+                                "residual block has a building block", g->origin,
+                                net->op[net->t[t].producer].name, net->t[t].n_consumers);
+    }
+    return CM_OK;
+}
+
+void hg_emit_tasks(hg_ctx *g)
+{
+    const hl_net *net = g->net;
+    for (int i = 0; i < net->n_op; i++) {
+        const hl_op *op = &net->op[i];
+        char id[HG_NAME_LEN];
+        hg_identifier(op->name, i, id, sizeof id);
+        switch (op->kind) {
+        case HL_INPUT:
+            snprintf(g->ts[op->out].name, HG_NAME_LEN, "in");
+            break;
+        case HL_CONV:
+        case HL_DWCONV:
+        case HL_MAXPOOL: emit_windowed(g, i, id); break;
+        case HL_FC:
+        case HL_GMAXPOOL:
+        case HL_GAVGPOOL: emit_vector_op(g, i, id); break;
+        case HL_REQUANT: emit_requant(g, i, id); break;
+        case HL_ADD: emit_add(g, i, id); break;
+        }
+    }
+    packing last = produced(g, net->output);
+    if (last.p != 1 || last.cp != 1) {
+        char out[HG_NAME_LEN];
+        adapt(g, net->output, g->ts[net->output].name, last, (packing){1, 1}, "out", out);
+    }
+}

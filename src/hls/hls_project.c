@@ -1,0 +1,513 @@
+/* cm_hls_export: writes the HLS project of an nn2FPGA design. The model is loaded by the
+ * reference executor and lowered to integer tasks (hls_lower.c), bound to the design's
+ * unroll factors by layer name, planned and emitted (hls_generate.c), and written with
+ * the embedded building blocks, weight headers, testbench, Makefile, Vitis HLS script
+ * and test vectors (random frames and `cnnmap run`'s outputs on them) into a temporary
+ * folder that is renamed into place only when everything is written. */
+#define _XOPEN_SOURCE 700
+#include <cnnmap/hls.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cnnmap/run.h>
+#include <cnnmap/version.h>
+
+#include "hls/hls_files.h"
+#include "hls/hls_gen.h"
+#include "util/atomic_file.h"
+#include "util/rng.h"
+
+#define HG_TOP "cnnmap_top"
+
+void cm_hls_options_init(cm_hls_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->test_vectors = 10;
+}
+
+const cm_hls_file *cm_hls_file_find(const char *path)
+{
+    for (size_t i = 0; i < cm_hls_files_count; i++)
+        if (strcmp(cm_hls_files[i].path, path) == 0)
+            return &cm_hls_files[i];
+    return NULL;
+}
+
+typedef struct project {
+    const cm_nn2fpga_design *d;
+    const cm_hls_options *o;
+    const char *origin;
+    char *tmp;          /* the folder being written */
+    cm_runner *runner;
+    hl_net net;
+    hg_ctx g;
+    cm_hls_summary *summary;
+    cm_error *err;
+} project;
+
+/* ---- binding the design ---- */
+
+static int design_layer_named(const cm_nn2fpga_design *d, const char *name, bool *merged)
+{
+    for (int i = 0; i < d->result.n_layers; i++) {
+        const cm_nn2fpga_layer *l = &d->result.layers[i];
+        if (l->layer >= 0 && l->layer < d->graph->n_layers &&
+            strcmp(d->graph->layers[l->layer].name, name) == 0) {
+            *merged = false;
+            return i;
+        }
+        if (l->merged_layer >= 0 && l->merged_layer < d->graph->n_layers &&
+            strcmp(d->graph->layers[l->merged_layer].name, name) == 0) {
+            *merged = true;
+            return i;
+        }
+    }
+    return -1;
+}
+
+static bool needs_factors(hl_kind k)
+{
+    return k == HL_CONV || k == HL_DWCONV || k == HL_FC || k == HL_MAXPOOL || k == HL_GMAXPOOL ||
+           k == HL_GAVGPOOL;
+}
+
+static cm_status bind_design(project *p)
+{
+    for (int i = 0; i < p->net.n_op; i++) {
+        hl_op *op = &p->net.op[i];
+        if (!needs_factors(op->kind))
+            continue;
+        bool merged;
+        int k = design_layer_named(p->d, op->name, &merged);
+        if (k < 0)
+            return cm_error_set(p->err, CM_EINPUT, "%s: layer %s of the model is not in the "
+                                "design (was the model changed?)", p->origin, op->name);
+        const cm_nn2fpga_layer *l = &p->d->result.layers[k];
+        const hl_tensor *x = &p->net.t[op->in[0]], *y = &p->net.t[op->out];
+        op->design_layer = k;
+        op->merged = merged;
+        op->ow_par = merged || op->kind == HL_FC || y->w % l->ow_par != 0 ? 1 : l->ow_par;
+        op->ich_par = l->ich_par;
+        op->och_par = op->kind == HL_CONV || op->kind == HL_FC ? l->och_par : 1;
+        if (x->c % op->ich_par != 0 || y->c % op->och_par != 0 || y->w % op->ow_par != 0)
+            return cm_error_set(p->err, CM_EINPUT, "%s: layer %s: the design's factors do not "
+                                "divide the model's %lld x %lld x %lld -> %lld x %lld x %lld",
+                                p->origin, op->name, (long long)x->c, (long long)x->h,
+                                (long long)x->w, (long long)y->c, (long long)y->h, (long long)y->w);
+    }
+    return CM_OK;
+}
+
+/* ---- writing files ---- */
+
+static cm_status write_text(project *p, const char *rel, const char *text, size_t len)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", p->tmp, rel);
+    char *slash = strrchr(path, '/');
+    for (char *s = strchr(path + strlen(p->tmp) + 1, '/'); s && s <= slash; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            cm_status st = cm_error_set(p->err, CM_EINPUT, "%s: cannot create: %s", path,
+                                        strerror(errno));
+            return st;
+        }
+        *s = '/';
+    }
+    p->summary->files++;
+    if (strncmp(rel, "src/", 4) == 0)
+        for (size_t i = 0; i < len; i++)
+            p->summary->lines += text[i] == '\n';
+    return cm_write_file_atomic(path, text, len, p->err);
+}
+
+static cm_status write_filled(project *p, const char *tpl_path, const char *rel,
+                              const char *const *kv)
+{
+    const cm_hls_file *f = cm_hls_file_find(tpl_path);
+    if (!f)
+        return cm_error_set(p->err, CM_EINTERNAL, "the HLS template %s is missing", tpl_path);
+    cm_strbuf b = {0};
+    hg_fill(&b, f->data, f->len, kv);
+    size_t len = b.len;
+    char *text = cm_strbuf_take(&b);
+    if (!text)
+        return cm_error_nomem(p->err);
+    cm_status st = write_text(p, rel, text, len);
+    free(text);
+    return st;
+}
+
+static cm_status copy_blocks(project *p)
+{
+    cm_status st = CM_OK;
+    for (size_t i = 0; i < cm_hls_files_count && st == CM_OK; i++) {
+        const cm_hls_file *f = &cm_hls_files[i];
+        if (strncmp(f->path, "include/", 8) == 0 || strncmp(f->path, "templates/", 10) == 0)
+            st = write_text(p, f->path, f->data, f->len);
+    }
+    return st;
+}
+
+/* Values of an array whose inner dimensions span the given strides (outermost first),
+ * with the braces of each sub-array, as compilers ask of multi-dimensional initialisers. */
+static void append_values(cm_strbuf *b, const int64_t *v, int64_t n, const int64_t *strides,
+                          int n_strides)
+{
+    for (int64_t k = 0; k < n; k++) {
+        cm_strbuf_printf(b, "%s", k == 0 ? "" : k % 24 == 0 ? ",\n  " : ", ");
+        for (int s = 0; s < n_strides; s++)
+            cm_strbuf_printf(b, "%s", k % strides[s] == 0 ? "{" : "");
+        cm_strbuf_printf(b, "%lld", (long long)(v ? v[k] : 0));
+        for (int s = 0; s < n_strides; s++)
+            cm_strbuf_printf(b, "%s", (k + 1) % strides[s] == 0 ? "}" : "");
+    }
+}
+
+static const char *range_type(char *buf, int64_t lo, int64_t hi)
+{
+    bool s;
+    int bits = hl_bits_for_range(lo, hi, &s);
+    snprintf(buf, 32, "%s<%d>", s ? "ap_int" : "ap_uint", bits);
+    return buf;
+}
+
+static cm_status write_weights(project *p, int i, cm_strbuf *includes, cm_strbuf *pragmas)
+{
+    const hl_op *op = &p->net.op[i];
+    const hl_tensor *x = &p->net.t[op->in[0]], *y = &p->net.t[op->out];
+    char id[HG_NAME_LEN], rel[HG_NAME_LEN + 16], guard[HG_NAME_LEN + 8], dims[96];
+    hg_identifier(op->name, i, id, sizeof id);
+    snprintf(rel, sizeof rel, "src/weights/%s.h", id);
+    snprintf(guard, sizeof guard, "CM_W_%s_H", id);
+    if (op->kind == HL_CONV)
+        snprintf(dims, sizeof dims, "[%lld][%lld][%d][%d]", (long long)y->c, (long long)x->c,
+                 op->fh, op->fw);
+    else if (op->kind == HL_DWCONV)
+        snprintf(dims, sizeof dims, "[%lld][%d][%d]", (long long)y->c, op->fh, op->fw);
+    else
+        snprintf(dims, sizeof dims, "[%lld][%lld]", (long long)y->c, (long long)x->c);
+    cm_strbuf w = {0}, b = {0};
+    int64_t strides[3] = {x->c * op->fh * op->fw, op->fh * op->fw, op->fw};
+    int n_strides = 3;
+    if (op->kind == HL_DWCONV)
+        strides[0] = op->fh * op->fw, strides[1] = op->fw, n_strides = 2;
+    if (op->kind == HL_FC)
+        strides[0] = x->c, n_strides = 1;
+    append_values(&w, op->w, op->n_w, strides, n_strides);
+    append_values(&b, op->b, y->c, strides, 0);
+    char *wt = cm_strbuf_take(&w), *bt = cm_strbuf_take(&b);
+    char wtype[32], btype[32], wfrac[16], afrac[16], count[24];
+    snprintf(afrac, sizeof afrac, "%d", y->frac);
+    snprintf(wfrac, sizeof wfrac, "%d", y->frac - x->frac);
+    snprintf(count, sizeof count, "%lld", (long long)y->c);
+    cm_status st = !wt || !bt ? cm_error_nomem(p->err) : CM_OK;
+    if (st == CM_OK) {
+        const char *kv[] = {"FILE", rel + 4, "LAYER", op->name, "W_FRAC", wfrac, "ACC_FRAC", afrac,
+                            "GUARD", guard, "ID", id, "W_T", range_type(wtype, op->w_lo, op->w_hi),
+                            "W_DIMS", dims, "W_VALUES", wt, "B_T",
+                            range_type(btype, op->b_lo, op->b_hi), "B_COUNT", count, "B_VALUES",
+                            bt, NULL};
+        st = write_filled(p, "project/weights.h.in", rel, kv);
+    }
+    free(wt);
+    free(bt);
+    cm_strbuf_printf(includes, "#include \"weights/%s.h\"\n", id);
+    /* the banks the design's parallelism reads in one cycle (thesis section 3.5.3) */
+    char arr[HG_NAME_LEN + 4], f1[16], f2[16];
+    snprintf(arr, sizeof arr, "%s_w", id);
+    snprintf(f1, sizeof f1, "%d", op->kind == HL_DWCONV ? op->ich_par : op->och_par);
+    snprintf(f2, sizeof f2, "%d", op->ich_par);
+    const char *kv1[] = {"ARRAY", arr, "DIM", "1", "FACTOR", f1, NULL};
+    const char *kv2[] = {"ARRAY", arr, "DIM", "2", "FACTOR", f2, NULL};
+    const char *tpl = strstr(p->g.tasks_in, "\npartition:");
+    if (tpl) {
+        tpl += strlen("\npartition:");
+        size_t n = strcspn(tpl, "\n");
+        hg_fill(pragmas, tpl, n, kv1);
+        cm_strbuf_printf(pragmas, "\n");
+        if (op->kind != HL_DWCONV) {
+            hg_fill(pragmas, tpl, n, kv2);
+            cm_strbuf_printf(pragmas, "\n");
+        }
+    }
+    return st;
+}
+
+static cm_status write_sources(project *p)
+{
+    cm_strbuf includes = {0}, pragmas = {0};
+    cm_status st = CM_OK;
+    for (int i = 0; i < p->net.n_op && st == CM_OK; i++) {
+        hl_kind k = p->net.op[i].kind;
+        if (k == HL_CONV || k == HL_DWCONV || k == HL_FC)
+            st = write_weights(p, i, &includes, &pragmas);
+    }
+    char *inc = cm_strbuf_take(&includes), *prag = cm_strbuf_take(&pragmas);
+    char *streams = cm_strbuf_take(&p->g.streams), *tasks = cm_strbuf_take(&p->g.tasks);
+    if (st == CM_OK && (!inc || !prag || !streams || !tasks))
+        st = cm_error_nomem(p->err);
+    const hl_net *net = &p->net;
+    const hl_tensor *in = &net->t[net->input], *out = &net->t[net->output];
+    char v[16][48], dims[160] = "", in_t[32], out_t[32];
+    for (int d = 1; d < net->out_rank; d++)
+        snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%s%lld", d > 1 ? ", " : "",
+                 (long long)net->out_dims[d]);
+    if (net->out_rank <= 1)
+        snprintf(dims, sizeof dims, "0");
+    snprintf(v[0], 48, "%lld", (long long)in->c);
+    snprintf(v[1], 48, "%lld", (long long)in->h);
+    snprintf(v[2], 48, "%lld", (long long)in->w);
+    snprintf(v[3], 48, "%d", in->frac);
+    snprintf(v[4], 48, "%lldLL", (long long)in->lo);
+    snprintf(v[5], 48, "%lldLL", (long long)in->hi);
+    snprintf(v[6], 48, "%lld", (long long)out->c);
+    snprintf(v[7], 48, "%lld", (long long)out->h);
+    snprintf(v[8], 48, "%lld", (long long)out->w);
+    snprintf(v[9], 48, "%d", out->frac);
+    snprintf(v[10], 48, "%d", net->out_rank - 1);
+    snprintf(v[11], 48, "%.6g", p->d->result.clock_mhz);
+    snprintf(v[12], 48, "%.4f", 1000.0 / p->d->result.clock_mhz);
+    const char *kv[] = {"TOP", HG_TOP, "TOP_GUARD", "CNNMAP_TOP_H", "VERSION", CM_VERSION, "MODEL",
+                        p->d->model_path, "BOARD", p->d->board.name, "DESIGN", p->origin, "IN_T",
+                        range_type(in_t, in->lo, in->hi), "IN_C", v[0], "IN_H", v[1], "IN_W",
+                        v[2], "IN_FRAC", v[3], "IN_MIN", v[4], "IN_MAX", v[5], "OUT_T",
+                        range_type(out_t, out->lo, out->hi), "OUT_C", v[6], "OUT_H", v[7],
+                        "OUT_W", v[8], "OUT_FRAC", v[9], "OUT_RANK", v[10], "OUT_DIMS", dims,
+                        "WEIGHT_INCLUDES", inc ? inc : "", "PRAGMAS", prag ? prag : "", "STREAMS",
+                        streams ? streams : "", "TASKS", tasks ? tasks : "", "PART",
+                        p->d->board.part, "CLOCK_MHZ", v[11], "CLOCK_NS", v[12], NULL};
+    if (st == CM_OK)
+        st = write_filled(p, "project/top.h.in", "src/" HG_TOP ".h", kv);
+    if (st == CM_OK)
+        st = write_filled(p, "project/top.cpp.in", "src/" HG_TOP ".cpp", kv);
+    if (st == CM_OK)
+        st = write_filled(p, "project/testbench.cpp.in", "src/testbench.cpp", kv);
+    if (st == CM_OK)
+        st = write_filled(p, "project/Makefile.in", "Makefile", kv);
+    if (st == CM_OK)
+        st = write_filled(p, "project/run_hls.tcl.in", "run_hls.tcl", kv);
+    free(inc);
+    free(prag);
+    free(streams);
+    free(tasks);
+    return st;
+}
+
+/* ---- test vectors ---- */
+
+/* Random frames around the input quantiser's range: codes beyond both ends (clamping),
+ * exact halves (rounding to even) and values off the grid. */
+static cm_status write_vectors(project *p)
+{
+    const hl_net *net = &p->net;
+    const hl_tensor *in = &net->t[net->input];
+    int64_t dims[4] = {p->o->test_vectors, in->c, in->h, in->w};
+    cm_array *x = NULL, *y = NULL;
+    cm_status st = cm_array_new(CM_DTYPE_FLOAT32, 4, dims, &x, p->err);
+    if (st != CM_OK)
+        return st;
+    cm_rng rng;
+    cm_rng_seed(&rng, p->o->seed);
+    int64_t span = in->hi - in->lo + 5;
+    for (int64_t k = 0; k < x->count; k++) {
+        double code = (double)(in->lo - 2 + (int64_t)cm_rng_below(&rng, (uint64_t)span));
+        uint64_t kind = cm_rng_below(&rng, 4);
+        double frac = kind == 0 ? 0.0 : kind == 1 ? 0.5 : cm_rng_unit(&rng) - 0.5;
+        x->f[k] = (double)(float)ldexp(code + frac, -in->frac);
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests", p->tmp);
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        st = cm_error_set(p->err, CM_EINPUT, "%s: cannot create: %s", path, strerror(errno));
+    if (st == CM_OK) {
+        snprintf(path, sizeof path, "%s/tests/inputs.npy", p->tmp);
+        st = cm_array_save_npy(path, x, p->err);
+    }
+    const cm_array *const inputs[1] = {x};
+    if (st == CM_OK)
+        st = cm_runner_run_batch(p->runner, inputs, 1, NULL, &y, NULL, NULL, p->err);
+    if (st == CM_OK && y->dtype != CM_DTYPE_FLOAT32)
+        st = cm_error_set(p->err, CM_EINPUT, "%s: the model's output is %s; the testbench "
+                          "writes float32", p->origin, cm_dtype_name(y->dtype));
+    if (st == CM_OK) {
+        snprintf(path, sizeof path, "%s/tests/expected.npy", p->tmp);
+        st = cm_array_save_npy(path, y, p->err);
+    }
+    p->summary->files += 2;
+    cm_array_free(x);
+    cm_array_free(y);
+    return st;
+}
+
+/* ---- the folder ---- */
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static bool is_empty_dir(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return false;
+    struct dirent *e;
+    bool empty = true;
+    while (empty && (e = readdir(d)) != NULL)
+        empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    closedir(d);
+    return empty;
+}
+
+static cm_status check_target(const char *dir, bool force, cm_error *err)
+{
+    struct stat sb;
+    if (stat(dir, &sb) != 0)
+        return CM_OK;
+    if (!S_ISDIR(sb.st_mode))
+        return cm_error_set(err, CM_EINPUT, "%s: exists and is not a folder", dir);
+    if (!force && !is_empty_dir(dir))
+        return cm_error_set(err, CM_EINPUT, "%s: the folder exists and is not empty (--force "
+                            "replaces it)", dir);
+    return CM_OK;
+}
+
+static cm_status place(project *p, const char *dir)
+{
+    struct stat sb;
+    if (stat(dir, &sb) == 0) {
+        char *old = malloc(strlen(dir) + 16);
+        if (!old)
+            return cm_error_nomem(p->err);
+        sprintf(old, "%s.old-XXXXXX", dir);
+        if (!mkdtemp(old) || rename(dir, old) != 0) {
+            free(old);
+            return cm_error_set(p->err, CM_EINPUT, "%s: cannot replace: %s", dir, strerror(errno));
+        }
+        if (rename(p->tmp, dir) != 0) {
+            cm_status st = cm_error_set(p->err, CM_EINPUT, "%s: cannot write: %s", dir,
+                                        strerror(errno));
+            rename(old, dir);
+            free(old);
+            return st;
+        }
+        remove_tree(old);
+        free(old);
+        return CM_OK;
+    }
+    if (rename(p->tmp, dir) != 0)
+        return cm_error_set(p->err, CM_EINPUT, "%s: cannot write: %s", dir, strerror(errno));
+    return CM_OK;
+}
+
+static cm_status make_tmp(project *p, const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    p->tmp = malloc(n + 16);
+    if (!p->tmp)
+        return cm_error_nomem(p->err);
+    snprintf(p->tmp, n + 16, "%.*s.tmp-XXXXXX", (int)n, dir);
+    if (!mkdtemp(p->tmp)) {
+        cm_status st = cm_error_set(p->err, CM_EINPUT, "%.*s: cannot create: %s", (int)n, dir,
+                                    strerror(errno));
+        free(p->tmp);
+        p->tmp = NULL;
+        return st;
+    }
+    return CM_OK;
+}
+
+static void record_skips(project *p)
+{
+    const cm_nn2fpga_result *r = &p->d->result;
+    for (int a = 0; a < p->g.n_adds && p->summary->n_skips < 64; a++) {
+        cm_hls_skip *s = &p->summary->skips[p->summary->n_skips++];
+        const hl_op *add = &p->net.op[p->g.adds[a].op];
+        snprintf(s->name, sizeof s->name, "%s", add->name);
+        s->depth_words = p->g.adds[a].depth;
+        const hg_packing *fp = &p->g.pack[p->g.adds[a].fork];
+        for (int k = 0; k < r->n_skips; k++)
+            if (strcmp(r->skips[k].name, add->name) == 0)
+                s->design_words = (r->skips[k].activations_after + fp->p * fp->cp - 1) /
+                                  (fp->p * fp->cp);
+    }
+}
+
+static cm_status generate(project *p, const char *dir)
+{
+    cm_status st = cm_runner_load(p->d->model_file, &p->runner, p->err);
+    if (st == CM_OK)
+        st = hl_lower(p->runner, &p->net, p->err);
+    if (st == CM_OK)
+        st = bind_design(p);
+    if (st != CM_OK)
+        return st;
+    const cm_hls_file *tasks = cm_hls_file_find("project/tasks.in");
+    p->g = (hg_ctx){.net = &p->net, .origin = p->origin, .tasks_in = tasks ? tasks->data : NULL,
+                    .err = p->err};
+    p->g.ts = calloc((size_t)p->net.n_t, sizeof *p->g.ts);
+    p->g.pack = calloc((size_t)p->net.n_t, sizeof *p->g.pack);
+    if (!p->g.ts || !p->g.pack)
+        return cm_error_nomem(p->err);
+    if ((st = hg_plan(&p->g)) != CM_OK)
+        return st;
+    hg_emit_tasks(&p->g);
+    if ((st = make_tmp(p, dir)) != CM_OK)
+        return st;
+    if ((st = copy_blocks(p)) == CM_OK && (st = write_sources(p)) == CM_OK &&
+        (st = write_vectors(p)) == CM_OK)
+        st = place(p, dir);
+    if (st == CM_OK) {
+        p->summary->tasks = p->g.n_tasks;
+        p->summary->streams = p->g.n_streams;
+        record_skips(p);
+    }
+    return st;
+}
+
+cm_status cm_hls_export(const cm_nn2fpga_design *d, const char *dir, const cm_hls_options *o,
+                        cm_hls_summary *summary, cm_error *err)
+{
+    cm_hls_summary unused;
+    summary = summary ? summary : &unused;
+    memset(summary, 0, sizeof *summary);
+    if (o->test_vectors < 1 || o->test_vectors > 100000)
+        return cm_error_set(err, CM_EUSAGE, "test vectors must be 1 to 100000, not %d",
+                            o->test_vectors);
+    cm_status st = check_target(dir, o->force, err);
+    if (st != CM_OK)
+        return st;
+    project p = {.d = d, .o = o, .origin = d->model_path, .summary = summary, .err = err};
+    st = generate(&p, dir);
+    if (p.tmp) {
+        if (st != CM_OK)
+            remove_tree(p.tmp);
+        free(p.tmp);
+    }
+    free(p.g.ts);
+    free(p.g.pack);
+    free(cm_strbuf_take(&p.g.streams));
+    free(cm_strbuf_take(&p.g.tasks));
+    hl_net_free(&p.net);
+    cm_runner_free(p.runner);
+    return st;
+}

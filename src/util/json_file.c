@@ -1,0 +1,66 @@
+/* Writing and reading a design file's JSON (see json_file.h). */
+#include "util/json_file.h"
+#include "util/atomic_file.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Opens the file first, so that a missing or unreadable file reads as the same one
+ * line as everywhere else ("cannot open: ...") rather than jansson's "unable to open
+ * ... (line -1)". */
+cm_status cm_json_file_read(const char *path, json_t **root, cm_error *err)
+{
+    *root = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cm_error_set(err, CM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    cm_status st = CM_OK;
+    if (fstat(fileno(f), &sb) != 0)
+        st = cm_error_set(err, CM_EINPUT, "%s: cannot read: %s", path, strerror(errno));
+    else if (S_ISDIR(sb.st_mode))
+        st = cm_error_set(err, CM_EINPUT, "%s: cannot read: %s", path, strerror(EISDIR));
+    else if (S_ISREG(sb.st_mode) && sb.st_size == 0)
+        st = cm_error_set(err, CM_EINPUT, "%s: empty file, not a design file", path);
+    json_error_t jerr;
+    if (st == CM_OK && !(*root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr))) {
+        /* jansson quotes the offending bytes, which may be anything. */
+        for (char *p = jerr.text; *p; p++)
+            if (*p < 0x20 || *p >= 0x7f)
+                *p = '?';
+        st = cm_error_set(err, CM_EINPUT, "%s: %s (line %d)", path, jerr.text, jerr.line);
+    }
+    fclose(f);
+    return st;
+}
+
+cm_status cm_json_file_write(const char *path, const json_t *o, size_t flags, cm_error *err)
+{
+    char *text = o ? json_dumps(o, flags) : NULL;
+    if (!text)
+        return cm_error_set(err, CM_EINTERNAL,
+                            "%s: cannot build the design file (out of memory, or a figure that "
+                            "is not a finite number)", path);
+    size_t len = strlen(text);
+    char *with_newline = realloc(text, len + 2);
+    if (!with_newline) {
+        free(text);
+        return cm_error_nomem(err);
+    }
+    with_newline[len] = '\n';
+    with_newline[len + 1] = '\0';
+    cm_status st = cm_write_file_atomic(path, with_newline, len + 1, err);
+    free(with_newline);
+    return st;
+}
+
+cm_status cm_design_source_error(cm_error *err, const char *design_path, cm_status st)
+{
+    cm_error_prefix(err, design_path);
+    if (st != CM_EINTERNAL && err)
+        err->code = CM_EINPUT;
+    return st == CM_EINTERNAL ? st : CM_EINPUT;
+}

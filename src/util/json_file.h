@@ -1,0 +1,24 @@
+/* Design files' JSON for every kind of design: writing one (a line end after the
+ * object, atomically), and reading one with the same one-line messages for a missing,
+ * unreadable or empty file, a folder, and jansson's parse errors with the offending
+ * bytes made printable. */
+#ifndef CM_UTIL_JSON_FILE_H
+#define CM_UTIL_JSON_FILE_H
+
+#include <jansson.h>
+#include <cnnmap/error.h>
+
+/* Parses the file (duplicate keys refused) into *root; CM_EINPUT naming the file
+ * otherwise, *root left NULL. */
+cm_status cm_json_file_read(const char *path, json_t **root, cm_error *err);
+
+/* Writes o (jansson dump flags) and a line end to path through a temporary file;
+ * o NULL (a builder failed) is CM_EINTERNAL naming the file. */
+cm_status cm_json_file_write(const char *path, const json_t *o, size_t flags, cm_error *err);
+
+/* A model or board that a design file names and that cannot be used makes the design
+ * file bad input, whatever the inner reason (out of memory aside): prefixes the
+ * message with the design file and returns CM_EINPUT, or CM_EINTERNAL unchanged. */
+cm_status cm_design_source_error(cm_error *err, const char *design_path, cm_status st);
+
+#endif

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# HLS generation on the command line (issue 14): `export --format hls` of an nn2FPGA
+# design writes a project whose C simulation (threaded dataflow, streams bounded to the
+# exported depths) reproduces `cnnmap run` bit for bit on random frames, built with the
+# C++ compiler given; refusals (a non-empty folder without --force, a design of another
+# architecture, a model without Quant annotations) are exit 2 with one line and leave no
+# folder behind. Shrinking a skip FIFO below what the generator computed makes the
+# simulation stop and name the blocked stream.
+# usage: test_hls_export.sh CNNMAP SHARED_DIR CXX MODEL BOARD VECTORS
+set -u
+cnnmap=$1 shared=$2 cxx=$3 model=$shared/models/$4 board=$5 vectors=$6
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+if [ ! -f "$model" ]; then
+  if [ "${CI:-}" = true ]; then echo "missing $model"; echo "0 passed, 1 failed"; exit 1; fi
+  echo "skipped: $model is missing"; echo "0 passed, 0 failed"; exit 0
+fi
+err_has() { grep -qF -- "$1" "$tmp/err"; }
+
+expect 0 "optimise -o writes the design" -- optimise "$model" --board "$board" --backend nn2fpga -o "$tmp/d.json"
+expect 0 "export --format hls" -- export "$tmp/d.json" --format hls -o "$tmp/prj" --test-vectors "$vectors"
+check "the project has its parts" test -f "$tmp/prj/src/cnnmap_top.cpp" -a -f "$tmp/prj/Makefile" \
+  -a -f "$tmp/prj/run_hls.tcl" -a -f "$tmp/prj/include/hls_stream.h" -a -f "$tmp/prj/tests/expected.npy"
+check "the top function is a dataflow region of the design's tasks" \
+  grep -q "CM_DATAFLOW_BEGIN(cnnmap_top)" "$tmp/prj/src/cnnmap_top.cpp"
+check "no temporary folder is left" test -z "$(ls "$tmp" | grep -F '.tmp-')"
+
+# The C simulation: bit-identical to cnnmap run on every frame.
+if make -C "$tmp/prj" check CXX="$cxx" >"$tmp/make.log" 2>&1; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); echo "FAIL: make check with $cxx"; tail -5 "$tmp/make.log"
+fi
+check "the check compared every frame" grep -q "csim: $vectors frames" "$tmp/make.log"
+check "no compiler warning" test -z "$(grep -i 'warning:' "$tmp/make.log")"
+
+# The same inputs through cnnmap run give the expected file byte for byte.
+expect 0 "cnnmap run on the test inputs" -- run "$model" --input "$tmp/prj/tests/inputs.npy" -o "$tmp/run.npy" --quiet
+check "tests/expected.npy is cnnmap run's output" cmp -s "$tmp/run.npy" "$tmp/prj/tests/expected.npy"
+check "csim writes the same bytes" cmp -s "$tmp/run.npy" "$tmp/prj/tests/outputs.npy"
+
+# The checking mode catches a real fault: the first skip FIFO one word deep.
+skip=$(grep -o 'CM_STREAM_DEPTH(s[0-9]*, [0-9]*)' "$tmp/prj/src/cnnmap_top.cpp" | awk -F'[(, )]+' '$3 > 8 {print $2; exit}')
+if [ -n "$skip" ]; then
+  sed -i "s/CM_STREAM_DEPTH($skip, [0-9]*)/CM_STREAM_DEPTH($skip, 1)/" "$tmp/prj/src/cnnmap_top.cpp"
+  make -C "$tmp/prj" csim CXX="$cxx" >/dev/null 2>&1
+  "$tmp/prj/csim" "$tmp/prj/tests/inputs.npy" "$tmp/o.npy" >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  check "a shrunk skip FIFO deadlocks the simulation (exit $code)" test "$code" -ne 0
+  check "the report names the skip stream" grep -q "$skip" "$tmp/err"
+fi
+
+# Refusals.
+mkdir "$tmp/full" && touch "$tmp/full/keep"
+expect 2 "a non-empty folder without --force" -- export "$tmp/d.json" --format hls -o "$tmp/full"
+check "the folder is untouched" test -f "$tmp/full/keep" -a "$(ls "$tmp/full")" = keep
+expect 0 "--force replaces it" -- export "$tmp/d.json" --format hls -o "$tmp/full" --force --test-vectors 1
+check "the old contents are gone" test ! -f "$tmp/full/keep" -a -f "$tmp/full/Makefile"
+expect 0 "a fpgaConvNet design" -- optimise "$model" --board "$board" --backend fpgaconvnet -o "$tmp/f.json"
+expect 2 "hls of a streaming design" -- export "$tmp/f.json" --format hls -o "$tmp/x"
+check "names the architecture" err_has "nn2fpga design file"
+lenet=$shared/models/lenet.onnx
+expect 0 "a float model on nn2fpga" -- optimise "$lenet" --board "$board" --backend nn2fpga -o "$tmp/l.json"
+expect 2 "hls of a model without Quant annotations" -- export "$tmp/l.json" --format hls -o "$tmp/y"
+check "names the layer and why" err_has "Quant"
+check "no folder is left" test ! -e "$tmp/y" -a -z "$(ls "$tmp" | grep -F '.tmp-')"
+expect 1 "--test-vectors 0" -- export "$tmp/d.json" --format hls -o "$tmp/z" --test-vectors 0
+finish
