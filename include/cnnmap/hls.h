@@ -25,9 +25,12 @@ typedef struct cm_hls_options {
 void cm_hls_options_init(cm_hls_options *o);
 
 typedef struct cm_hls_skip {
-    char name[64];          /* the residual add */
-    int64_t design_words;   /* the design's skip buffer, in words of the skip stream */
-    int64_t depth_words;    /* the depth the project gives it */
+    char name[64];              /* the residual add */
+    bool reuse;                 /* temporal reuse or loop merge: the skip taps the main
+                                 * branch's first window buffer */
+    int64_t design_activations; /* the design's skip buffer */
+    int64_t activations;        /* the FIFO the project gives it (depth x values per word) */
+    int64_t depth_words;
 } cm_hls_skip;
 
 typedef struct cm_hls_summary {

@@ -117,8 +117,10 @@ int cm_cli_export_hls(const char *design_path, const char *dir, const cm_hls_opt
     printf("wrote %s: %d tasks, %d streams, %lld lines of C++ in %d files\n", dir, s.tasks,
            s.streams, (long long)s.lines, s.files);
     for (int i = 0; i < s.n_skips; i++)
-        printf("skip FIFO of %s: %lld words (the design's model: %lld)\n", s.skips[i].name,
-               (long long)s.skips[i].depth_words, (long long)s.skips[i].design_words);
+        printf("skip FIFO of %s%s: %lld activations in %lld words (the design's model: %lld)\n",
+               s.skips[i].name, s.skips[i].reuse ? " (taps the first window buffer)" : "",
+               (long long)s.skips[i].activations, (long long)s.skips[i].depth_words,
+               (long long)s.skips[i].design_activations);
     printf("check it: make -C %s check\n", dir);
     return CM_OK;
 }

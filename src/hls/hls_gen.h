@@ -21,6 +21,12 @@
 typedef struct hg_add {
     int op, fork, main;
     int64_t depth;
+    /* temporal reuse / loop merge (thesis section 3.6.4): the skip side reads the taps of
+     * the main branch's first window buffer (tap_op) instead of a fork of the block input;
+     * skip_op is the skip side's first task (the add itself, or the downsampling conv) */
+    bool reuse;
+    int tap_op, skip_op;
+    char tap[HG_NAME_LEN];
 } hg_add;
 
 typedef struct hg_tensor_streams {
@@ -35,6 +41,7 @@ typedef struct hg_packing {
 
 typedef struct hg_ctx {
     const hl_net *net;
+    const struct cm_nn2fpga_result *design; /* for which skips the design optimised */
     const char *origin;   /* the design file, for messages */
     const char *tasks_in; /* hls/project/tasks.in */
     cm_strbuf streams, tasks;

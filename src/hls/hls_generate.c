@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cnnmap/nn2fpga.h>
+
 #include "hls/hls_gen.h"
 
 /* Streams between tasks: two words, as nn2FPGA's generator gives its plain FIFOs. */
@@ -178,12 +180,15 @@ static int64_t group_end(const hg_ctx *g, int t, int64_t n)
 }
 
 /* Walks from tensor `from` back along first inputs to `fork`: the pixel of fork that
- * must have been read before pixel n of `from` is written. */
-static int64_t need_along(const hg_ctx *g, int from, int fork, int64_t n)
+ * must have been read before pixel n of `from` is written. With a tap (temporal reuse),
+ * the skip side's pixels are already on the tapped grid: its downsampling convolution
+ * (tap_consumer) maps pixel to pixel. */
+static int64_t need_along(const hg_ctx *g, int from, int fork, int64_t n, int tap_consumer)
 {
     for (int t = from; t != fork && n >= 0;) {
-        const hl_op *op = &g->net->op[g->net->t[t].producer];
-        n = need_of_op(g, op, group_end(g, t, n));
+        int producer = g->net->t[t].producer;
+        const hl_op *op = &g->net->op[producer];
+        n = producer == tap_consumer ? group_end(g, t, n) : need_of_op(g, op, group_end(g, t, n));
         t = op->in[0];
     }
     return n;
@@ -212,8 +217,44 @@ static int chain_windows(const hg_ctx *g, int from, int fork)
     return n;
 }
 
-/* For a residual add: its fork tensor, which operand is the main branch, and the skip
- * FIFO depth in words of the fork's packing. */
+/* The task of the chain from `from` back to `fork` that reads fork itself. */
+static int first_op_after(const hg_ctx *g, int from, int fork)
+{
+    int first = g->net->t[from].producer;
+    for (int t = from; t != fork;) {
+        first = g->net->t[t].producer;
+        t = g->net->op[first].in[0];
+    }
+    return first;
+}
+
+/* Whether the design optimised this add's skip buffer, and the generated code can follow:
+ * the main branch's first task is a windowed layer whose output grid is the skip's (an
+ * identity skip: stride 1, centred padding; a downsampling skip: a 1 x 1, stride-S, unpadded
+ * convolution beside a centred stride-S window). */
+static bool can_reuse(const hg_ctx *g, const hg_add *a, int main_t, int skip_t)
+{
+    const hl_op *add = &g->net->op[a->op];
+    bool optimised = false;
+    for (int k = 0; g->design && k < g->design->n_skips; k++)
+        if (strcmp(g->design->skips[k].name, add->name) == 0)
+            optimised = g->design->skips[k].optimised;
+    if (!optimised || main_t == a->fork)
+        return false;
+    const hl_op *m = &g->net->op[first_op_after(g, main_t, a->fork)];
+    bool centred = windowed(m->kind) && m->kind != HL_MAXPOOL && m->fh == m->fw &&
+                   m->fh % 2 == 1 && m->pad == (m->fh - 1) / 2;
+    if (!centred)
+        return false;
+    if (skip_t == a->fork)
+        return m->stride == 1;
+    const hl_op *d = &g->net->op[first_op_after(g, skip_t, a->fork)];
+    return d->kind == HL_CONV && d->fh == 1 && d->fw == 1 && d->pad == 0 &&
+           d->stride == m->stride;
+}
+
+/* For a residual add: its fork tensor, which operand is the main branch, whether the
+ * skip reuses the first window buffer, and the skip FIFO depth in words. */
 static cm_status plan_add(hg_ctx *g, int op_index, hg_add *a)
 {
     const hl_op *op = &g->net->op[op_index];
@@ -232,30 +273,46 @@ static cm_status plan_add(hg_ctx *g, int op_index, hg_add *a)
     a->fork = fork;
     a->main = chain_windows(g, op->in[0], fork) >= chain_windows(g, op->in[1], fork) ? 0 : 1;
     int main_t = op->in[a->main], skip_t = op->in[1 - a->main];
+    a->reuse = can_reuse(g, a, main_t, skip_t);
+    a->skip_op = skip_t == fork ? op_index : first_op_after(g, skip_t, fork);
+    /* Pixel indices on the fork's grid, or with reuse on the tapped grid (the first
+     * window's output), where the first task's own lag is no longer buffered. */
+    int origin = fork, tap_consumer = -1;
+    hg_packing fp = produced(g, fork);
+    int64_t channels = g->net->t[fork].c;
+    if (a->reuse) {
+        a->tap_op = first_op_after(g, main_t, fork);
+        const hl_op *m = &g->net->op[a->tap_op];
+        origin = m->out;
+        tap_consumer = a->skip_op == op_index ? -1 : a->skip_op;
+        fp = (hg_packing){m->ow_par, m->ich_par};
+    }
     const hl_tensor *out = &g->net->t[op->out];
     int p = g->pack[main_t].p;
     int64_t pixels = out->h * out->w, worst = 0;
     for (int64_t first = 0; first < pixels; first += p) {
         int64_t end = group_end(g, main_t, first);
-        int64_t lag = need_along(g, main_t, fork, end) - need_along(g, skip_t, fork, first - 1);
+        int64_t need = need_along(g, main_t, origin, end, -1);
+        if (a->reuse && need >= 0) /* the tap leaves with its window group */
+            need = group_end(g, origin, need);
+        int64_t lag = need - need_along(g, skip_t, fork, first - 1, tap_consumer);
         worst = lag > worst ? lag : worst;
     }
-    packing fp = produced(g, fork);
-    int64_t words_per_group = g->net->t[fork].c / fp.cp;
-    a->depth = ((worst + 1 + fp.p - 1) / fp.p + 1) * words_per_group;
+    a->depth = ((worst + 1 + fp.p - 1) / fp.p + 1) * (channels / fp.cp);
     return CM_OK;
 }
 
 /* ---- streams of a tensor ---- */
 
-/* Adapts stream `src` (tensor t, packing from) to packing `to`; returns the final
- * stream's name in out (dest when given: the last adapter writes there). */
-static void adapt(hg_ctx *g, int t, const char *src, packing from, packing to, const char *dest,
-                  char *out)
+/* Adapts stream `src` (tensor t's values over `pixels` pixels, packing from) to packing
+ * `to`; returns the final stream's name in out (dest when given: the last adapter writes
+ * there). */
+static void adapt(hg_ctx *g, int t, int64_t pixels, const char *src, packing from, packing to,
+                  const char *dest, char *out)
 {
     const hl_tensor *x = &g->net->t[t];
     const char *T = tensor_type(g, t);
-    const char *npix = num(g, x->h * x->w), *ch = num(g, x->c);
+    const char *npix = num(g, pixels), *ch = num(g, x->c);
     char cur[HG_NAME_LEN], next[HG_NAME_LEN], task[HG_NAME_LEN];
     snprintf(cur, sizeof cur, "%s", src);
     int steps = (from.p > 1 && (from.p != to.p || from.cp != to.cp)) + (from.cp != to.cp) +
@@ -282,6 +339,33 @@ static void adapt(hg_ctx *g, int t, const char *src, packing from, packing to, c
     snprintf(out, HG_NAME_LEN, "%s", cur);
 }
 
+/* The add whose skip reuses the window buffer of tensor t's consumer, or NULL. */
+static hg_add *reuse_of(hg_ctx *g, int t)
+{
+    for (int a = 0; a < g->n_adds; a++)
+        if (g->adds[a].fork == t && g->adds[a].reuse)
+            return &g->adds[a];
+    return NULL;
+}
+
+static hg_add *reuse_tapped_by(hg_ctx *g, int op_index)
+{
+    for (int a = 0; a < g->n_adds; a++)
+        if (g->adds[a].reuse && g->adds[a].tap_op == op_index)
+            return &g->adds[a];
+    return NULL;
+}
+
+/* The tap stream of a reusing add: the skip FIFO, declared on first use. */
+static const char *tap_stream(hg_ctx *g, hg_add *a)
+{
+    if (!a->tap[0]) {
+        const hl_op *m = &g->net->op[a->tap_op];
+        new_stream(g, tensor_type(g, a->fork), m->ow_par * m->ich_par, (int)a->depth, a->tap);
+    }
+    return a->tap;
+}
+
 /* The stream that consumer `op_index` reads tensor t from, in packing `want`. A tensor
  * with two consumers is forked on its first request; the skip side of a residual add
  * gets the FIFO depth plan_add computed. */
@@ -289,7 +373,17 @@ static void stream_for(hg_ctx *g, int t, int op_index, packing want, char *out)
 {
     hg_tensor_streams *ts = &g->ts[t];
     char src[HG_NAME_LEN];
-    if (g->net->t[t].n_consumers == 2) {
+    hg_add *reuse = reuse_of(g, t);
+    if (reuse && op_index == reuse->skip_op) {
+        const hl_op *m = &g->net->op[reuse->tap_op];
+        const hl_tensor *grid = &g->net->t[m->out]; /* the taps: one per output pixel */
+        adapt(g, t, grid->h * grid->w, tap_stream(g, reuse), (packing){m->ow_par, m->ich_par},
+              want, NULL, out);
+        return;
+    }
+    if (reuse) {
+        snprintf(src, sizeof src, "%s", ts->name);
+    } else if (g->net->t[t].n_consumers == 2) {
         if (!ts->forked) {
             int64_t depth = HG_DEPTH;
             for (int a = 0; a < g->n_adds; a++)
@@ -322,7 +416,7 @@ static void stream_for(hg_ctx *g, int t, int op_index, packing want, char *out)
     } else {
         snprintf(src, sizeof src, "%s", ts->name);
     }
-    adapt(g, t, src, produced(g, t), want, NULL, out);
+    adapt(g, t, g->net->t[t].h * g->net->t[t].w, src, produced(g, t), want, NULL, out);
 }
 
 /* ---- tasks ---- */
@@ -337,33 +431,47 @@ static void output_stream(hg_ctx *g, const hl_op *op, char *out)
     snprintf(g->ts[op->out].name, HG_NAME_LEN, "%s", out);
 }
 
+/* A downsampling convolution merged beside the first window of its block (loop merge)
+ * reads the tapped grid: a 1 x 1, stride-1 convolution over the output's pixels. */
+static bool on_tapped_grid(hg_ctx *g, int op_index)
+{
+    for (int a = 0; a < g->n_adds; a++)
+        if (g->adds[a].reuse && g->adds[a].skip_op == op_index)
+            return true;
+    return false;
+}
+
 static void emit_windowed(hg_ctx *g, int i, const char *id)
 {
     const hl_op *op = &g->net->op[i];
     const hl_tensor *x = &g->net->t[op->in[0]], *y = &g->net->t[op->out];
+    bool tapped = on_tapped_grid(g, i);
+    int64_t ih = tapped ? y->h : x->h, iw = tapped ? y->w : x->w;
+    int s_in = tapped ? 1 : op->stride;
+    hg_add *taps = reuse_tapped_by(g, i);
     int par = op->ich_par;
     char in[HG_NAME_LEN], win[HG_NAME_LEN], out[HG_NAME_LEN], task[HG_NAME_LEN + 8];
     stream_for(g, op->in[0], i, (packing){1, par}, in);
     const char *T = tensor_type(g, op->in[0]);
-    int fwx = op->fw + (op->ow_par - 1) * op->stride;
+    int fwx = op->fw + (op->ow_par - 1) * s_in;
     new_stream(g, T, par * op->fh * fwx, HG_DEPTH, win);
     char pad_value[64];
     snprintf(pad_value, sizeof pad_value, "%s(%lld)", T,
              op->kind == HL_MAXPOOL ? (long long)x->lo : 0LL);
     snprintf(task, sizeof task, "%s_wb", id);
-    const char *kv_wb[] = {"TASK", task, "T", T, "ICH", num(g, x->c), "IH", num(g, x->h), "IW",
-                           num(g, x->w), "FH", num(g, op->fh), "FW", num(g, op->fw), "S",
-                           num(g, op->stride), "PAD", num(g, op->pad), "ICH_PAR", num(g, par),
-                           "OW_PAR", num(g, op->ow_par), "IN", in, "OUT", win, "PAD_VALUE",
-                           pad_value, NULL};
-    emit(g, &g->tasks, "window_buffer", kv_wb);
+    const char *kv_wb[] = {"TASK", task, "T", T, "ICH", num(g, x->c), "IH", num(g, ih), "IW",
+                           num(g, iw), "FH", num(g, op->fh), "FW", num(g, op->fw), "S",
+                           num(g, s_in), "PAD", num(g, op->pad), "ICH_PAR", num(g, par),
+                           "OW_PAR", num(g, op->ow_par), "IN", in, "OUT", win, "TAP",
+                           taps ? tap_stream(g, taps) : "", "PAD_VALUE", pad_value, NULL};
+    emit(g, &g->tasks, taps ? "window_buffer_tap" : "window_buffer", kv_wb);
     output_stream(g, op, out);
     const char *kind = op->kind == HL_CONV ? "conv" : op->kind == HL_DWCONV ? "dwconv" : "maxpool";
     const char *kv[] = {"TASK", id, "ID", id, "T", T, "IN_T", T, "W_T", type_of(g, op->w_lo, op->w_hi),
                         "B_T", type_of(g, op->b_lo, op->b_hi), "ACC_T", tensor_type(g, op->out),
                         "ICH", num(g, x->c), "OCH", num(g, y->c), "CH", num(g, x->c), "OH",
                         num(g, y->h), "OW", num(g, y->w), "FH", num(g, op->fh), "FW",
-                        num(g, op->fw), "S", num(g, op->stride), "ICH_PAR", num(g, par),
+                        num(g, op->fw), "S", num(g, s_in), "ICH_PAR", num(g, par),
                         "OCH_PAR", num(g, op->och_par), "CH_PAR", num(g, par), "OW_PAR",
                         num(g, op->ow_par), "IN", win, "OUT", out, NULL};
     emit(g, &g->tasks, kind, kv);
@@ -480,6 +588,8 @@ void hg_emit_tasks(hg_ctx *g)
     packing last = produced(g, net->output);
     if (last.p != 1 || last.cp != 1) {
         char out[HG_NAME_LEN];
-        adapt(g, net->output, g->ts[net->output].name, last, (packing){1, 1}, "out", out);
+        const hl_tensor *y = &net->t[net->output];
+        adapt(g, net->output, y->h * y->w, g->ts[net->output].name, last, (packing){1, 1}, "out",
+              out);
     }
 }

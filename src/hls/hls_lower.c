@@ -293,7 +293,14 @@ static cm_status lower_quant(lower *L)
     if (v < 0 || L->tensor_of[v] < 0)
         return fail(L, "%s", "it quantises a value this flow does not compute");
     int x = L->tensor_of[v];
-    const hl_tensor *in = &L->net->t[x];
+    const hl_tensor in_copy = L->net->t[x], *in = &in_copy; /* new_tensor may move net->t */
+    /* A Quant that cannot change any value (exporters put one before every layer, on a
+     * tensor already quantised the same way) is no task at all. */
+    bool relu = L->relu_of[v];
+    if (in->is_codes && in->frac == q.frac && in->lo >= (relu ? 0 : q.lo) && in->hi <= q.hi) {
+        set_output(L, x, false);
+        return CM_OK;
+    }
     hl_op *op;
     int t;
     if ((st = new_op(L, HL_REQUANT, &op)) != CM_OK ||

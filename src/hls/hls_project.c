@@ -440,15 +440,18 @@ static void record_skips(project *p)
 {
     const cm_nn2fpga_result *r = &p->d->result;
     for (int a = 0; a < p->g.n_adds && p->summary->n_skips < 64; a++) {
+        const hg_add *add = &p->g.adds[a];
         cm_hls_skip *s = &p->summary->skips[p->summary->n_skips++];
-        const hl_op *add = &p->net.op[p->g.adds[a].op];
-        snprintf(s->name, sizeof s->name, "%s", add->name);
-        s->depth_words = p->g.adds[a].depth;
-        const hg_packing *fp = &p->g.pack[p->g.adds[a].fork];
+        const hl_op *op = &p->net.op[add->op];
+        snprintf(s->name, sizeof s->name, "%s", op->name);
+        s->reuse = add->reuse;
+        s->depth_words = add->depth;
+        const hl_op *m = add->reuse ? &p->net.op[add->tap_op] : NULL;
+        const hg_packing *fp = &p->g.pack[add->fork];
+        s->activations = add->depth * (m ? m->ow_par * m->ich_par : fp->p * fp->cp);
         for (int k = 0; k < r->n_skips; k++)
-            if (strcmp(r->skips[k].name, add->name) == 0)
-                s->design_words = (r->skips[k].activations_after + fp->p * fp->cp - 1) /
-                                  (fp->p * fp->cp);
+            if (strcmp(r->skips[k].name, op->name) == 0)
+                s->design_activations = r->skips[k].activations_after;
     }
 }
 
@@ -462,7 +465,8 @@ static cm_status generate(project *p, const char *dir)
     if (st != CM_OK)
         return st;
     const cm_hls_file *tasks = cm_hls_file_find("project/tasks.in");
-    p->g = (hg_ctx){.net = &p->net, .origin = p->origin, .tasks_in = tasks ? tasks->data : NULL,
+    p->g = (hg_ctx){.net = &p->net, .design = &p->d->result, .origin = p->origin,
+                    .tasks_in = tasks ? tasks->data : NULL,
                     .err = p->err};
     p->g.ts = calloc((size_t)p->net.n_t, sizeof *p->g.ts);
     p->g.pack = calloc((size_t)p->net.n_t, sizeof *p->g.pack);
