@@ -133,8 +133,14 @@ static void plan_packings(hg_ctx *g)
         case HL_GMAXPOOL:
         case HL_GAVGPOOL: p = (packing){1, op->ich_par}; break;
         case HL_FC: p = (packing){1, op->och_par}; break;
-        case HL_REQUANT:
-        case HL_ADD: p = g->pack[op->in[0]]; break;
+        case HL_REQUANT: p = g->pack[op->in[0]]; break;
+        case HL_ADD: /* the main branch's packing; the skip side is adapted to it */
+            for (int a = 0; a < g->n_adds; a++)
+                if (g->adds[a].op == i)
+                    p = g->pack[op->in[g->adds[a].main]];
+            if (g->n_adds == 0)
+                p = g->pack[op->in[0]];
+            break;
         case HL_INPUT: break;
         }
         g->pack[op->out] = p;
@@ -467,8 +473,11 @@ static void emit_windowed(hg_ctx *g, int i, const char *id)
     emit(g, &g->tasks, taps ? "window_buffer_tap" : "window_buffer", kv_wb);
     output_stream(g, op, out);
     const char *kind = op->kind == HL_CONV ? "conv" : op->kind == HL_DWCONV ? "dwconv" : "maxpool";
-    const char *kv[] = {"TASK", id, "ID", id, "T", T, "IN_T", T, "W_T", type_of(g, op->w_lo, op->w_hi),
-                        "B_T", type_of(g, op->b_lo, op->b_hi), "ACC_T", tensor_type(g, op->out),
+    char w_t[HG_NAME_LEN + 4], b_t[HG_NAME_LEN + 4]; /* the weights header's typedefs */
+    snprintf(w_t, sizeof w_t, "%s_w_t", id);
+    snprintf(b_t, sizeof b_t, "%s_b_t", id);
+    const char *kv[] = {"TASK", id, "ID", id, "T", T, "IN_T", T, "W_T", w_t,
+                        "B_T", b_t, "ACC_T", tensor_type(g, op->out),
                         "ICH", num(g, x->c), "OCH", num(g, y->c), "CH", num(g, x->c), "OH",
                         num(g, y->h), "OW", num(g, y->w), "FH", num(g, op->fh), "FW",
                         num(g, op->fw), "S", num(g, s_in), "ICH_PAR", num(g, par),
@@ -485,9 +494,12 @@ static void emit_vector_op(hg_ctx *g, int i, const char *id)
     stream_for(g, op->in[0], i, (packing){1, op->ich_par}, in);
     output_stream(g, op, out);
     const char *kind = op->kind == HL_FC ? "fc" : op->kind == HL_GMAXPOOL ? "gmaxpool" : "gavgpool";
+    char w_t[HG_NAME_LEN + 4], b_t[HG_NAME_LEN + 4];
+    snprintf(w_t, sizeof w_t, "%s_w_t", id);
+    snprintf(b_t, sizeof b_t, "%s_b_t", id);
     const char *kv[] = {"TASK", id, "ID", id, "T", tensor_type(g, op->in[0]), "IN_T",
-                        tensor_type(g, op->in[0]), "W_T", type_of(g, op->w_lo, op->w_hi), "B_T",
-                        type_of(g, op->b_lo, op->b_hi), "ACC_T", tensor_type(g, op->out), "ICH",
+                        tensor_type(g, op->in[0]), "W_T", w_t, "B_T", b_t, "ACC_T",
+                        tensor_type(g, op->out), "ICH",
                         num(g, x->c), "OCH", num(g, y->c), "CH", num(g, x->c), "H", num(g, x->h),
                         "W", num(g, x->w), "ICH_PAR", num(g, op->ich_par), "OCH_PAR",
                         num(g, op->och_par), "CH_PAR", num(g, op->ich_par), "IN", in, "OUT", out,
@@ -539,18 +551,24 @@ static void emit_add(hg_ctx *g, int i, const char *id)
 cm_status hg_plan(hg_ctx *g)
 {
     const hl_net *net = g->net;
-    plan_packings(g);
-    for (int i = 0; i < net->n_op; i++) {
-        if (net->op[i].kind != HL_ADD)
-            continue;
-        if (g->n_adds >= HG_MAX_ADDS)
-            return cm_error_set(g->err, CM_EINPUT, "%s: more than %d residual adds", g->origin,
-                                HG_MAX_ADDS);
-        g->adds[g->n_adds].op = i;
-        cm_status st = plan_add(g, i, &g->adds[g->n_adds]);
-        if (st != CM_OK)
-            return st;
-        g->n_adds++;
+    /* An add's packing is its main branch's, which the first pass finds; the depths,
+     * which depend on every packing before the add, come from the second. */
+    for (int pass = 0; pass < 2; pass++) {
+        plan_packings(g);
+        int n = 0;
+        for (int i = 0; i < net->n_op; i++) {
+            if (net->op[i].kind != HL_ADD)
+                continue;
+            if (n >= HG_MAX_ADDS)
+                return cm_error_set(g->err, CM_EINPUT, "%s: more than %d residual adds",
+                                    g->origin, HG_MAX_ADDS);
+            g->adds[n].op = i;
+            cm_status st = plan_add(g, i, &g->adds[n]);
+            if (st != CM_OK)
+                return st;
+            n++;
+        }
+        g->n_adds = n;
     }
     for (int t = 0; t < net->n_t; t++) {
         bool fork = false;

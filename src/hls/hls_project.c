@@ -180,6 +180,20 @@ static const char *range_type(char *buf, int64_t lo, int64_t hi)
     return buf;
 }
 
+/* The narrowest C integer type holding [lo, hi], for the C simulation's weight arrays. */
+static const char *store_type(int64_t lo, int64_t hi)
+{
+    bool s;
+    int bits = hl_bits_for_range(lo, hi, &s);
+    if (bits <= 8)
+        return s ? "signed char" : "unsigned char";
+    if (bits <= 16)
+        return s ? "short" : "unsigned short";
+    if (bits <= 32)
+        return s ? "int" : "unsigned int";
+    return "long long";
+}
+
 static cm_status write_weights(project *p, int i, cm_strbuf *includes, cm_strbuf *pragmas)
 {
     const hl_op *op = &p->net.op[i];
@@ -213,6 +227,8 @@ static cm_status write_weights(project *p, int i, cm_strbuf *includes, cm_strbuf
     if (st == CM_OK) {
         const char *kv[] = {"FILE", rel + 4, "LAYER", op->name, "W_FRAC", wfrac, "ACC_FRAC", afrac,
                             "GUARD", guard, "ID", id, "W_T", range_type(wtype, op->w_lo, op->w_hi),
+                            "W_STORE", store_type(op->w_lo, op->w_hi), "B_STORE",
+                            store_type(op->b_lo, op->b_hi),
                             "W_DIMS", dims, "W_VALUES", wt, "B_T",
                             range_type(btype, op->b_lo, op->b_hi), "B_COUNT", count, "B_VALUES",
                             bt, NULL};

@@ -6,9 +6,9 @@
 # architecture, a model without Quant annotations) are exit 2 with one line and leave no
 # folder behind. Shrinking a skip FIFO below what the generator computed makes the
 # simulation stop and name the blocked stream.
-# usage: test_hls_export.sh CNNMAP SHARED_DIR CXX MODEL BOARD VECTORS
+# usage: test_hls_export.sh CNNMAP SHARED_DIR CXX MODEL BOARD VECTORS [SANITIZE_FLAGS]
 set -u
-cnnmap=$1 shared=$2 cxx=$3 model=$shared/models/$4 board=$5 vectors=$6
+cnnmap=$1 shared=$2 cxx=$3 model=$shared/models/$4 board=$5 vectors=$6 sanitize=${7:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -28,13 +28,14 @@ check "the top function is a dataflow region of the design's tasks" \
 check "no temporary folder is left" test -z "$(ls "$tmp" | grep -F '.tmp-')"
 
 # The C simulation: bit-identical to cnnmap run on every frame.
-if make -C "$tmp/prj" check CXX="$cxx" >"$tmp/make.log" 2>&1; then
+if make -C "$tmp/prj" check CXX="$cxx" CM_CSIM_SANITIZE="$sanitize" >"$tmp/make.log" 2>&1; then
   passed=$((passed + 1))
 else
-  failed=$((failed + 1)); echo "FAIL: make check with $cxx"; tail -5 "$tmp/make.log"
+  failed=$((failed + 1)); echo "FAIL: make check with $cxx $sanitize"; tail -5 "$tmp/make.log"
 fi
 check "the check compared every frame" grep -q "csim: $vectors frames" "$tmp/make.log"
 check "no compiler warning" test -z "$(grep -i 'warning:' "$tmp/make.log")"
+check "no sanitizer report" test -z "$(grep -E 'ERROR: AddressSanitizer|runtime error:' "$tmp/make.log")"
 
 # The same inputs through cnnmap run give the expected file byte for byte.
 expect 0 "cnnmap run on the test inputs" -- run "$model" --input "$tmp/prj/tests/inputs.npy" -o "$tmp/run.npy" --quiet

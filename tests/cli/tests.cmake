@@ -20,8 +20,12 @@ add_test(NAME cli_nn2fpga_design
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_nn2fpga_design_cli.sh $<TARGET_FILE:cnnmap_cli>
           ${CM_SHARED_DIR})
 # HLS generation: export --format hls, then the project's C simulation against cnnmap run
-# (issue 14). One model keeps CI short (each build compiles it with its own C++ compiler);
-# the README's benchmark covers all four.
+# (issue 14). One model keeps CI short (each build compiles it with its own C++ compiler,
+# the sanitizer build with ASan/UBSan); the README's benchmark covers all four.
 add_test(NAME cli_hls_resnet8_a8w8
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_hls_export.sh $<TARGET_FILE:cnnmap_cli>
-          ${CM_SHARED_DIR} ${CMAKE_CXX_COMPILER} resnet8_a8w8b16.onnx kv260 10)
+          ${CM_SHARED_DIR} ${CMAKE_CXX_COMPILER} resnet8_a8w8b16.onnx kv260 10 "${CM_LINK_SANITIZERS}")
+# Random valid designs (random unroll factors) through the generator and the C simulation.
+add_test(NAME hls_random_designs_resnet8
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/hls/random_designs.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_SHARED_DIR}/models/resnet8_a8w8b16.onnx kv260 2 ${CMAKE_CXX_COMPILER} 3)
