@@ -4,7 +4,8 @@
 # included), the C simulation's build time and its time per frame on the exported test
 # vectors (`make check`, bit-identical to `cnnmap run`), as a markdown table.
 #
-#   bench/run_hls.sh [FRAMES]     (default 10 test vectors per model; MobileNetV2 2)
+#   bench/run_hls.sh [FRAMES]     (default 10 test vectors per model; MobileNetV2 a tenth,
+#                                 at least 1)
 #
 # Environment: CM_BENCH_BUILD (default build-release, built here if missing),
 # CM_SHARED_DIR (default ../shared), CXX (default g++). Only the table goes to stdout.
@@ -23,12 +24,12 @@ WORK=$BUILD/bench-hls
 rm -rf "$WORK" && mkdir -p "$WORK"
 now() { date +%s.%N; }
 
-echo "| model | board | export (median of 5) | C++ lines | tasks | csim build ($CXX -O2) | csim per frame | frames | bit-identical |"
-echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+echo "| model | board | export (median of 5) | C++ lines | tasks | csim build ($CXX -O2) | warnings | csim per frame | frames | bit-identical |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 for entry in resnet8_a8w8b16:kv260 resnet8_a4w4b32:kv260 resnet20_a8w8b16:kv260 mobilenet_v2_a8w6b32:zcu102; do
     m=${entry%%:*} board=${entry#*:}
     n=$FRAMES
-    [[ $m == mobilenet* ]] && n=$(( FRAMES < 2 ? FRAMES : 2 ))
+    [[ $m == mobilenet* ]] && n=$(( FRAMES / 10 > 0 ? FRAMES / 10 : 1 ))
     "$C" optimise "$SHARED/$m.onnx" --board "$board" --backend nn2fpga -o "$WORK/$m.json" >/dev/null
     times=()
     for i in 1 2 3 4 5; do
@@ -46,6 +47,7 @@ for entry in resnet8_a8w8b16:kv260 resnet8_a4w4b32:kv260 resnet20_a8w8b16:kv260 
     ok=no
     (cd "$WORK/$m" && ./csim tests/inputs.npy tests/outputs.npy tests/expected.npy) >"$WORK/$m.check.txt" 2>&1 && ok=yes
     run_s=$(echo "$(now) - $t0" | bc)
-    printf '| %s | %s | %.3f s | %s | %s | %.0f s | %.2f s | %s | %s |\n' "$m" "$board" "$export_s" \
-        "$lines" "$tasks" "$build_s" "$(echo "$run_s / $n" | bc -l)" "$n" "$ok"
+    warnings=$(grep -c 'warning:' "$WORK/$m.build.txt" || true)
+    printf '| %s | %s | %.3f s | %s | %s | %.0f s | %s | %.2f s | %s | %s |\n' "$m" "$board" "$export_s" \
+        "$lines" "$tasks" "$build_s" "$warnings" "$(echo "$run_s / $n" | bc -l)" "$n" "$ok"
 done
