@@ -423,7 +423,7 @@ static void accumulator_range(const hl_op *op, const hl_tensor *x, int64_t outpu
 
 static cm_status lower_conv(lower *L)
 {
-    int x;
+    int x = -1;
     cm_status st = codes_in(L, 0, &x);
     if (st != CM_OK)
         return st;
@@ -457,7 +457,7 @@ static cm_status lower_conv(lower *L)
 
 static cm_status lower_gemm(lower *L)
 {
-    int x;
+    int x = -1;
     cm_status st = codes_in(L, 0, &x);
     if (st != CM_OK)
         return st;
@@ -503,7 +503,7 @@ static cm_status lower_gemm(lower *L)
 
 static cm_status lower_pool(lower *L, bool global, bool max)
 {
-    int x;
+    int x = -1;
     cm_status st = codes_in(L, 0, &x);
     if (st != CM_OK)
         return st;
@@ -549,7 +549,7 @@ static cm_status lower_pool(lower *L, bool global, bool max)
 
 static cm_status lower_add(lower *L)
 {
-    int a, b;
+    int a = -1, b = -1;
     cm_status st = integer_in(L, 0, true, &a);
     if (st == CM_OK)
         st = integer_in(L, 1, true, &b);
