@@ -40,8 +40,11 @@ void hg_fill(cm_strbuf *out, const char *tpl, size_t len, const char *const *kv)
 {
     for (size_t i = 0; i < len;) {
         const char *at = tpl[i] == '@' ? memchr(tpl + i + 1, '@', len - i - 1) : NULL;
-        if (!at) {
-            cm_strbuf_printf(out, "%c", tpl[i++]);
+        if (!at) { /* the text up to the next '@' in one append */
+            const char *next = memchr(tpl + i + 1, '@', len - i - 1);
+            size_t run = next ? (size_t)(next - (tpl + i)) : len - i;
+            cm_strbuf_printf(out, "%.*s", (int)run, tpl + i);
+            i += run;
             continue;
         }
         size_t klen = (size_t)(at - (tpl + i + 1));
