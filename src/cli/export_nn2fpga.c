@@ -1,6 +1,7 @@
 /* `cnnmap export` of an nn2FPGA design file: report-md, a short Markdown report (the
  * summary, the layers of G with their unroll factors and costs, the skip-connection
  * buffers). The streaming backends' formats do not apply to this architecture. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -101,6 +102,12 @@ int cm_cli_export_nn2fpga(const char *design_path, const char *format, const cha
 int cm_cli_export_hls(const char *design_path, const char *dir, const cm_hls_options *o)
 {
     cm_error err = {0};
+    FILE *f = fopen(design_path, "rb");
+    if (!f) {
+        cm_error_set(&err, CM_EINPUT, "%s: cannot open: %s", design_path, strerror(errno));
+        return cm_cli_fail(&err);
+    }
+    fclose(f);
     if (!cm_nn2fpga_is_design_file(design_path)) {
         cm_error_set(&err, CM_EINPUT, "%s: --format hls takes an nn2fpga design file (optimise "
                      "--backend nn2fpga -o)", design_path);

@@ -67,5 +67,7 @@ expect 0 "a float model on nn2fpga" -- optimise "$lenet" --board "$board" --back
 expect 2 "hls of a model without Quant annotations" -- export "$tmp/l.json" --format hls -o "$tmp/y"
 check "names the layer and why" err_has "Quant"
 check "no folder is left" test ! -e "$tmp/y" -a -z "$(ls "$tmp" | grep -F '.tmp-')"
+expect 2 "a design file that does not exist" -- export "$tmp/none.json" --format hls -o "$tmp/w"
+check "says it cannot open it" err_has "cannot open"
 expect 1 "--test-vectors 0" -- export "$tmp/d.json" --format hls -o "$tmp/z" --test-vectors 0
 finish
