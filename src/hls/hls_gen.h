@@ -64,6 +64,11 @@ void hg_emit_tasks(hg_ctx *g);
 /* Appends tpl[0..len) to out with every @KEY@ of the NULL-ended key/value list kv
  * replaced by its value. */
 void hg_fill(cm_strbuf *out, const char *tpl, size_t len, const char *const *kv);
+/* Appends the line `kind` of tasks.in to `to`, filled from kv (counted as a task when
+ * `to` is g->tasks); a missing line marks `to` failed. */
+void hg_emit(hg_ctx *g, cm_strbuf *to, const char *kind, const char *const *kv);
+/* "ap_int<W>" or "ap_uint<W>", the narrowest holding [lo, hi], in buf. */
+const char *hg_type_name(char *buf, size_t size, int64_t lo, int64_t hi);
 /* A C identifier for a layer: "l<index>_" and the name's letters and digits. */
 void hg_identifier(const char *name, int index, char *out, size_t size);
 

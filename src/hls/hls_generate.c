@@ -62,7 +62,7 @@ void hg_fill(cm_strbuf *out, const char *tpl, size_t len, const char *const *kv)
     }
 }
 
-static void emit(hg_ctx *g, cm_strbuf *to, const char *kind, const char *const *kv)
+void hg_emit(hg_ctx *g, cm_strbuf *to, const char *kind, const char *const *kv)
 {
     size_t len;
     const char *tpl = task_template(g, kind, &len);
@@ -85,13 +85,17 @@ static char *num(hg_ctx *g, long long v)
     return s;
 }
 
-static const char *type_of(hg_ctx *g, int64_t lo, int64_t hi)
+const char *hg_type_name(char *buf, size_t size, int64_t lo, int64_t hi)
 {
     bool s;
     int bits = hl_bits_for_range(lo, hi, &s);
-    char *t = g->scratch[g->next_scratch++ % HG_SCRATCH];
-    snprintf(t, HG_SCRATCH_LEN, "%s<%d>", s ? "ap_int" : "ap_uint", bits);
-    return t;
+    snprintf(buf, size, "%s<%d>", s ? "ap_int" : "ap_uint", bits);
+    return buf;
+}
+
+static const char *type_of(hg_ctx *g, int64_t lo, int64_t hi)
+{
+    return hg_type_name(g->scratch[g->next_scratch++ % HG_SCRATCH], HG_SCRATCH_LEN, lo, hi);
 }
 
 static const char *tensor_type(hg_ctx *g, int t)
@@ -111,8 +115,8 @@ void hg_identifier(const char *name, int index, char *out, size_t size)
 static void new_stream(hg_ctx *g, const char *type, int n, int depth, char *name)
 {
     snprintf(name, HG_NAME_LEN, "s%d", g->n_streams++);
-    emit(g, &g->streams, "stream", (const char *const[]){"T", type, "N", num(g, n), "NAME", name, NULL});
-    emit(g, &g->streams, "depth",
+    hg_emit(g, &g->streams, "stream", (const char *const[]){"T", type, "N", num(g, n), "NAME", name, NULL});
+    hg_emit(g, &g->streams, "depth",
          (const char *const[]){"NAME", name, "DEPTH", num(g, depth), NULL});
 }
 
@@ -338,7 +342,7 @@ static void adapt(hg_ctx *g, int t, int64_t pixels, const char *src, packing fro
         snprintf(task, sizeof task, "adapt%d", g->n_tasks);
         const char *p = num(g, now.p > 1 ? now.p : after.p);
         const char *cp = num(g, now.cp);
-        emit(g, &g->tasks, kind,
+        hg_emit(g, &g->tasks, kind,
              (const char *const[]){"TASK", task, "T", T, "NPIX", npix, "CH", ch, "P", p, "CP", cp,
                                    "CIN", num(g, now.cp), "COUT", num(g, after.cp), "IN", cur,
                                    "OUT", next, NULL});
@@ -405,7 +409,7 @@ static void stream_for(hg_ctx *g, int t, int op_index, packing want, char *out)
             char task[HG_NAME_LEN];
             snprintf(task, sizeof task, "fork%d", g->n_tasks);
             const hl_tensor *x = &g->net->t[t];
-            emit(g, &g->tasks, "fork",
+            hg_emit(g, &g->tasks, "fork",
                  (const char *const[]){"TASK", task, "T", T, "N", num(g, p.p * p.cp), "NWORDS",
                                        num(g, x->h * x->w * x->c / (p.p * p.cp)), "IN", ts->name,
                                        "OUT", ts->branch[0], "OUT2", ts->branch[1], NULL});
@@ -473,7 +477,7 @@ static void emit_windowed(hg_ctx *g, int i, const char *id)
                            num(g, s_in), "PAD", num(g, op->pad), "ICH_PAR", num(g, par),
                            "OW_PAR", num(g, op->ow_par), "IN", in, "OUT", win, "TAP",
                            taps ? tap_stream(g, taps) : "", "PAD_VALUE", pad_value, NULL};
-    emit(g, &g->tasks, taps ? "window_buffer_tap" : "window_buffer", kv_wb);
+    hg_emit(g, &g->tasks, taps ? "window_buffer_tap" : "window_buffer", kv_wb);
     output_stream(g, op, out);
     const char *kind = op->kind == HL_CONV ? "conv" : op->kind == HL_DWCONV ? "dwconv" : "maxpool";
     char w_t[HG_NAME_LEN + 4], b_t[HG_NAME_LEN + 4]; /* the weights header's typedefs */
@@ -486,7 +490,7 @@ static void emit_windowed(hg_ctx *g, int i, const char *id)
                         num(g, op->fw), "S", num(g, s_in), "ICH_PAR", num(g, par),
                         "OCH_PAR", num(g, op->och_par), "CH_PAR", num(g, par), "OW_PAR",
                         num(g, op->ow_par), "IN", win, "OUT", out, NULL};
-    emit(g, &g->tasks, kind, kv);
+    hg_emit(g, &g->tasks, kind, kv);
 }
 
 static void emit_vector_op(hg_ctx *g, int i, const char *id)
@@ -507,7 +511,7 @@ static void emit_vector_op(hg_ctx *g, int i, const char *id)
                         "W", num(g, x->w), "ICH_PAR", num(g, op->ich_par), "OCH_PAR",
                         num(g, op->och_par), "CH_PAR", num(g, op->ich_par), "IN", in, "OUT", out,
                         NULL};
-    emit(g, &g->tasks, kind, kv);
+    hg_emit(g, &g->tasks, kind, kv);
 }
 
 static void emit_requant(hg_ctx *g, int i, const char *id)
@@ -525,7 +529,7 @@ static void emit_requant(hg_ctx *g, int i, const char *id)
                         op->narrow ? "true" : "false", "RELU", op->relu ? "true" : "false",
                         "SHIFT", num(g, op->shift), "DIV", num(g, x->div), "IN", in, "OUT", out,
                         NULL};
-    emit(g, &g->tasks, "requant", kv);
+    hg_emit(g, &g->tasks, "requant", kv);
 }
 
 static void emit_add(hg_ctx *g, int i, const char *id)
@@ -548,7 +552,7 @@ static void emit_add(hg_ctx *g, int i, const char *id)
                         "SHIFT_A", num(g, m == 0 ? op->shift_a : op->shift_b), "SHIFT_B",
                         num(g, m == 0 ? op->shift_b : op->shift_a), "IN", in[0], "IN2", in[1],
                         "OUT", out, NULL};
-    emit(g, &g->tasks, "add", kv);
+    hg_emit(g, &g->tasks, "add", kv);
 }
 
 cm_status hg_plan(hg_ctx *g)

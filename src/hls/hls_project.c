@@ -203,14 +203,6 @@ static void append_values(cm_strbuf *b, const int64_t *v, int64_t n, const int64
     cm_strbuf_printf(b, "%s", line);
 }
 
-static const char *range_type(char *buf, int64_t lo, int64_t hi)
-{
-    bool s;
-    int bits = hl_bits_for_range(lo, hi, &s);
-    snprintf(buf, 32, "%s<%d>", s ? "ap_int" : "ap_uint", bits);
-    return buf;
-}
-
 /* The narrowest C integer type holding [lo, hi], for the C simulation's weight arrays. */
 static const char *store_type(int64_t lo, int64_t hi)
 {
@@ -257,11 +249,13 @@ static cm_status write_weights(project *p, int i, cm_strbuf *includes, cm_strbuf
     cm_status st = !wt || !bt ? cm_error_nomem(p->err) : CM_OK;
     if (st == CM_OK) {
         const char *kv[] = {"FILE", rel + 4, "LAYER", op->name, "W_FRAC", wfrac, "ACC_FRAC", afrac,
-                            "GUARD", guard, "ID", id, "W_T", range_type(wtype, op->w_lo, op->w_hi),
+                            "GUARD", guard, "ID", id, "W_T",
+                            hg_type_name(wtype, sizeof wtype, op->w_lo, op->w_hi),
                             "W_STORE", store_type(op->w_lo, op->w_hi), "B_STORE",
                             store_type(op->b_lo, op->b_hi),
                             "W_DIMS", dims, "W_VALUES", wt, "B_T",
-                            range_type(btype, op->b_lo, op->b_hi), "B_COUNT", count, "B_VALUES",
+                            hg_type_name(btype, sizeof btype, op->b_lo, op->b_hi), "B_COUNT",
+                            count, "B_VALUES",
                             bt, NULL};
         st = write_filled(p, "project/weights.h.in", rel, kv);
     }
@@ -275,17 +269,9 @@ static cm_status write_weights(project *p, int i, cm_strbuf *includes, cm_strbuf
     snprintf(f2, sizeof f2, "%d", op->ich_par);
     const char *kv1[] = {"ARRAY", arr, "DIM", "1", "FACTOR", f1, NULL};
     const char *kv2[] = {"ARRAY", arr, "DIM", "2", "FACTOR", f2, NULL};
-    const char *tpl = strstr(p->g.tasks_in, "\npartition:");
-    if (tpl) {
-        tpl += strlen("\npartition:");
-        size_t n = strcspn(tpl, "\n");
-        hg_fill(pragmas, tpl, n, kv1);
-        cm_strbuf_printf(pragmas, "\n");
-        if (op->kind != HL_DWCONV) {
-            hg_fill(pragmas, tpl, n, kv2);
-            cm_strbuf_printf(pragmas, "\n");
-        }
-    }
+    hg_emit(&p->g, pragmas, "partition", kv1);
+    if (op->kind != HL_DWCONV)
+        hg_emit(&p->g, pragmas, "partition", kv2);
     return st;
 }
 
@@ -325,9 +311,11 @@ static cm_status write_sources(project *p)
     snprintf(v[12], 48, "%.4f", 1000.0 / p->d->result.clock_mhz);
     const char *kv[] = {"TOP", HG_TOP, "TOP_GUARD", "CNNMAP_TOP_H", "VERSION", CM_VERSION, "MODEL",
                         p->d->model_path, "BOARD", p->d->board.name, "DESIGN", p->origin, "IN_T",
-                        range_type(in_t, in->lo, in->hi), "IN_C", v[0], "IN_H", v[1], "IN_W",
+                        hg_type_name(in_t, sizeof in_t, in->lo, in->hi), "IN_C", v[0], "IN_H",
+                        v[1], "IN_W",
                         v[2], "IN_FRAC", v[3], "IN_MIN", v[4], "IN_MAX", v[5], "OUT_T",
-                        range_type(out_t, out->lo, out->hi), "OUT_C", v[6], "OUT_H", v[7],
+                        hg_type_name(out_t, sizeof out_t, out->lo, out->hi), "OUT_C", v[6],
+                        "OUT_H", v[7],
                         "OUT_W", v[8], "OUT_FRAC", v[9], "OUT_RANK", v[10], "OUT_DIMS", dims,
                         "WEIGHT_INCLUDES", inc ? inc : "", "PRAGMAS", prag ? prag : "", "STREAMS",
                         streams ? streams : "", "TASKS", tasks ? tasks : "", "PART",
