@@ -28,6 +28,14 @@ expect() {
   fi
 }
 
+# need_shared FILE: a shared model the script cannot run without; missing, it fails the
+# script under CI (CI=true) and skips it elsewhere.
+need_shared() {
+  [ -f "$1" ] && return 0
+  if [ "${CI:-}" = true ]; then echo "missing $1"; echo "0 passed, 1 failed"; exit 1; fi
+  echo "skipped: $1 is missing"; echo "0 passed, 0 failed"; exit 0
+}
+
 # check DESCRIPTION COMMAND...
 check() {
   local what=$1; shift
