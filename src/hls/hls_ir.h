@@ -55,8 +55,6 @@ typedef struct hl_op {
     int shift_a, shift_b;
     /* the design's parallelism (HL_CONV ... HL_GAVGPOOL) */
     int ow_par, och_par, ich_par;
-    int design_layer;  /* index into the nn2FPGA design's layers, or -1 */
-    bool merged;       /* the downsampling convolution loop-merged into design_layer */
 } hl_op;
 
 typedef struct hl_net {
@@ -65,8 +63,6 @@ typedef struct hl_net {
     hl_op *op;
     int n_op;
     int input, output;          /* tensors */
-    int in_bits, out_bits;      /* the input and output Quants */
-    bool in_signed, in_narrow;
     int64_t in_dims[4], out_dims[CM_ARRAY_MAX_RANK]; /* N = 1 x ... as the model declares */
     int out_rank;
 } hl_net;

@@ -108,7 +108,6 @@ static cm_status new_op(lower *L, hl_kind kind, hl_op **out)
     hl_op *op = &net->op[net->n_op];
     memset(op, 0, sizeof *op);
     op->kind = kind;
-    op->design_layer = -1;
     op->stride = 1;
     net->n_op++;
     if (!(op->name = strdup(node_name(L->node))))
@@ -265,15 +264,9 @@ static cm_status lower_input(lower *L, const quant_params *q)
         st = new_tensor(L, net->in_dims[1], net->in_dims[2], net->in_dims[3], q->lo, q->hi, q->frac, &t);
     if (st != CM_OK)
         return st;
-    op->out = t;
-    op->obits = q->bits;
-    op->osigned = q->is_signed;
-    op->narrow = q->narrow;
+    op->out = t; /* the tensor's range is the quantiser's: the testbench clamps to it */
     net->t[t].is_codes = true;
     net->input = t;
-    net->in_bits = q->bits;
-    net->in_signed = q->is_signed;
-    net->in_narrow = q->narrow;
     set_output(L, t, false);
     return CM_OK;
 }
@@ -654,8 +647,6 @@ static cm_status check_output(lower *L)
     if (count != t->c * t->h * t->w)
         return cm_error_set(L->err, CM_EINPUT, "%s: the graph output's declared shape does not "
                             "hold its %lld values", L->r->origin, (long long)(t->c * t->h * t->w));
-    bool s;
-    net->out_bits = hl_bits_for_range(t->lo, t->hi, &s);
     return CM_OK;
 }
 

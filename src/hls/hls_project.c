@@ -92,9 +92,8 @@ static cm_status bind_design(project *p)
                                 "design (was the model changed?)", p->origin, op->name);
         const cm_nn2fpga_layer *l = &p->d->result.layers[k];
         const hl_tensor *x = &p->net.t[op->in[0]], *y = &p->net.t[op->out];
-        op->design_layer = k;
-        op->merged = merged;
-        op->ow_par = merged || op->kind == HL_FC || y->w % l->ow_par != 0 ? 1 : l->ow_par;
+        /* a loop-merged downsampling convolution runs on the tapped pixels one at a time */
+        op->ow_par = merged || op->kind == HL_FC ? 1 : l->ow_par;
         op->ich_par = l->ich_par;
         op->och_par = op->kind == HL_CONV || op->kind == HL_FC ? l->och_par : 1;
         if (x->c % op->ich_par != 0 || y->c % op->och_par != 0 || y->w % op->ow_par != 0)
