@@ -10,6 +10,8 @@
 //     until the writer delivers. A stream without a depth is unbounded.
 //   - unbounded mode (environment CM_CSIM_UNBOUNDED=1, or cm_csim::set_checking(false)):
 //     depths are ignored; the occupancy report then shows where a depth was too small.
+//   - CM_CSIM_DEPTHS="s5=31,s16=8" replaces the depths of the streams named, so that a
+//     depth can be tried without rebuilding (how cnnmap's tests probe the smallest one).
 // Deadlock detection: all threads of a dataflow region share one lock. A thread about to wait
 // on a stream counts itself blocked; whoever changes that stream uncounts its waiters before
 // waking them. When every live task thread is blocked (or a thread outside any task reads an
@@ -30,6 +32,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -102,6 +105,7 @@ class stream_base {
   const char* name() const { return name_.c_str(); }
   std::size_t depth() const { return depth_; }  // read by its own stream's users only
   void set_depth(std::size_t d) {
+    d = depth_override(d);
     std::lock_guard<std::mutex> g(sched().mu);
     depth_ = d;
   }
@@ -124,6 +128,17 @@ class stream_base {
 
  protected:
   bool bounded_locked() const { return sched().checking && depth_ > 0; }
+  // d, or this stream's entry "name=depth" in CM_CSIM_DEPTHS.
+  std::size_t depth_override(std::size_t d) const {
+    const char* list = std::getenv("CM_CSIM_DEPTHS");
+    const std::size_t n = name_.size();
+    for (const char* s = list; s && *s;) {
+      if (std::strncmp(s, name_.c_str(), n) == 0 && s[n] == '=') return std::strtoul(s + n + 1, nullptr, 10);
+      s = std::strchr(s, ',');
+      if (s) s++;
+    }
+    return d;
+  }
 
   // Waits (lock held through lk) until ready() holds; reading tells the direction.
   static const int kSpins = 16;

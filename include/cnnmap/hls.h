@@ -26,6 +26,7 @@ void cm_hls_options_init(cm_hls_options *o);
 
 typedef struct cm_hls_skip {
     char name[64];              /* the residual add */
+    char stream[32];            /* its skip FIFO in the top function */
     bool reuse;                 /* temporal reuse or loop merge: the skip taps the main
                                  * branch's first window buffer */
     int64_t design_activations; /* the design's skip buffer */
@@ -39,6 +40,13 @@ typedef struct cm_hls_summary {
     int n_skips;
     cm_hls_skip skips[64];
 } cm_hls_summary;
+
+/* Sizes every skip FIFO of d as the generated dataflow needs it for d's unroll factors
+ * (the smallest depth that cannot deadlock), filling d->result.skips[].fifo_words and
+ * fifo_word_activations, and keeps the lowered model in d->lowered for cm_hls_export.
+ * CM_EINPUT when the model has no integer form (names the layer). */
+cm_status cm_hls_size_skips(cm_nn2fpga_design *d, cm_error *err);
+void cm_hls_lowered_free(struct cm_hls_lowered *l);
 
 /* Writes the project into dir (created; see cm_hls_options.force). A model or design
  * the flow cannot take is CM_EINPUT naming the layer and why; nothing is left behind on

@@ -84,6 +84,11 @@ typedef struct cm_nn2fpga_skip {
     int64_t channels;
     int64_t activations_before, activations_after;
     int64_t bram_before, bram_after; /* BRAM18 of the skip FIFO */
+    /* The FIFO as the generated dataflow builds it for this design's unroll factors
+     * (cm_hls_size_skips): a word holds a group of pixels and channels, and every window
+     * on the main branch emits whole groups, so it can exceed the thesis's figure. 0
+     * words when the model has no integer form: then the thesis's figures stand. */
+    int64_t fifo_words, fifo_word_activations, fifo_bram;
 } cm_nn2fpga_skip;
 
 typedef struct cm_nn2fpga_phase {
@@ -105,7 +110,8 @@ typedef struct cm_nn2fpga_result {
     int64_t period_phase1;   /* S after phase 1: never lower than period */
     int64_t dsp_phase1, bram_phase1, uram_phase1;
     int64_t dsp, bram18, uram; /* totals: layers plus skip buffers */
-    int64_t bram_skip;
+    int64_t bram_skip;       /* the skip FIFOs: as built when skips_built, else bram_after */
+    bool skips_built;
     int64_t latency_cycles;  /* batch frames through the pipeline */
     double clock_mhz;
     double fps;              /* steady state: clock / S */
@@ -153,6 +159,9 @@ typedef struct cm_nn2fpga_design {
     cm_nn2fpga_options options;
     bool latency_objective;
     cm_nn2fpga_result result;
+    /* The model as integer tasks with this design's factors, kept from sizing the skip
+     * FIFOs for the HLS export (NULL when the model has no integer form). */
+    struct cm_hls_lowered *lowered;
 } cm_nn2fpga_design;
 
 /* Optimises (cm_nn2fpga_optimise) and records where the model and board came from. */

@@ -57,15 +57,24 @@ static void md_skips(cm_strbuf *b, const cm_nn2fpga_result *r)
 {
     if (r->n_skips == 0)
         return;
-    cm_strbuf_printf(b, "\n## Skip buffers\n\n| add | kind | optimised | activations before | "
-                        "activations after | BRAM18 before | BRAM18 after |\n"
-                        "| --- | --- | --- | ---: | ---: | ---: | ---: |\n");
+    cm_strbuf_printf(b, "\n## Skip buffers\n\nBefore and after: the thesis's model (section 3.6.4)."
+                        "%s\n\n| add | kind | optimised | activations before | activations after | "
+                        "BRAM18 before | BRAM18 after |%s\n| --- | --- | --- | ---: | ---: | ---: | ---: |%s\n",
+                     r->skips_built ? " FIFO: as the generated dataflow builds it for these unroll "
+                                      "factors, counted in the resources." : "",
+                     r->skips_built ? " FIFO words | FIFO activations | FIFO BRAM18 |" : "",
+                     r->skips_built ? " ---: | ---: | ---: |" : "");
     for (int i = 0; i < r->n_skips; i++) {
         const cm_nn2fpga_skip *s = &r->skips[i];
-        cm_strbuf_printf(b, "| %s | %s | %s | %lld | %lld | %lld | %lld |\n", s->name,
+        cm_strbuf_printf(b, "| %s | %s | %s | %lld | %lld | %lld | %lld |", s->name,
                          s->downsample ? "downsampling" : "identity", s->optimised ? "yes" : "no",
                          (long long)s->activations_before, (long long)s->activations_after,
                          (long long)s->bram_before, (long long)s->bram_after);
+        if (r->skips_built)
+            cm_strbuf_printf(b, " %lld | %lld | %lld |", (long long)s->fifo_words,
+                             (long long)(s->fifo_words * s->fifo_word_activations),
+                             (long long)s->fifo_bram);
+        cm_strbuf_printf(b, "\n");
     }
 }
 
@@ -124,8 +133,8 @@ int cm_cli_export_hls(const char *design_path, const char *dir, const cm_hls_opt
     printf("wrote %s: %d tasks, %d streams, %lld lines of C++ in %d files\n", dir, s.tasks,
            s.streams, (long long)s.lines, s.files);
     for (int i = 0; i < s.n_skips; i++)
-        printf("skip FIFO of %s%s: %lld activations in %lld words (the design's model: %lld)\n",
-               s.skips[i].name, s.skips[i].reuse ? " (taps the first window buffer)" : "",
+        printf("skip FIFO of %s (stream %s%s): %lld activations in %lld words (the design's: %lld)\n",
+               s.skips[i].name, s.skips[i].stream, s.skips[i].reuse ? ", taps the first window buffer" : "",
                (long long)s.skips[i].activations, (long long)s.skips[i].depth_words,
                (long long)s.skips[i].design_activations);
     printf("check it: make -C %s check\n", dir);

@@ -25,15 +25,23 @@ static void print_skips(const cm_nn2fpga_result *r)
 {
     if (r->n_skips == 0)
         return;
-    printf("\n%-24s %-9s %-4s %12s %12s %8s %8s\n", "skip connection", "kind", "opt", "act before",
+    printf("\n%-24s %-9s %-4s %12s %12s %8s %8s", "skip connection", "kind", "opt", "act before",
            "act after", "BRAM bef", "BRAM aft");
+    printf(r->skips_built ? " %10s %12s %9s\n" : "\n", "FIFO words", "FIFO act", "BRAM FIFO");
     for (int i = 0; i < r->n_skips; i++) {
         const cm_nn2fpga_skip *s = &r->skips[i];
-        printf("%-24.24s %-9s %-4s %12lld %12lld %8lld %8lld\n", s->name,
+        printf("%-24.24s %-9s %-4s %12lld %12lld %8lld %8lld", s->name,
                s->downsample ? "downsamp" : "identity", s->optimised ? "yes" : "no",
                (long long)s->activations_before, (long long)s->activations_after,
                (long long)s->bram_before, (long long)s->bram_after);
+        if (r->skips_built)
+            printf(" %10lld %12lld %9lld", (long long)s->fifo_words,
+                   (long long)(s->fifo_words * s->fifo_word_activations), (long long)s->fifo_bram);
+        printf("\n");
     }
+    if (r->skips_built)
+        printf("(act/BRAM before and after: the thesis's model; FIFO: as the generated dataflow "
+               "builds it for these unroll factors, counted in the resources)\n");
 }
 
 static void print_human(const cm_nn2fpga_design *d)

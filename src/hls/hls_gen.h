@@ -26,7 +26,7 @@ typedef struct hg_add {
      * skip_op is the skip side's first task (the add itself, or the downsampling conv) */
     bool reuse;
     int tap_op, skip_op;
-    char tap[HG_NAME_LEN];
+    char fifo[HG_NAME_LEN]; /* the skip FIFO's stream (the tap, or the fork's second output) */
 } hg_add;
 
 typedef struct hg_tensor_streams {

@@ -43,7 +43,7 @@ void hg_fill(cm_strbuf *out, const char *tpl, size_t len, const char *const *kv)
         if (!at) { /* the text up to the next '@' in one append */
             const char *next = memchr(tpl + i + 1, '@', len - i - 1);
             size_t run = next ? (size_t)(next - (tpl + i)) : len - i;
-            cm_strbuf_printf(out, "%.*s", (int)run, tpl + i);
+            cm_strbuf_append(out, tpl + i, run);
             i += run;
             continue;
         }
@@ -53,11 +53,11 @@ void hg_fill(cm_strbuf *out, const char *tpl, size_t len, const char *const *kv)
             if (strlen(kv[k]) == klen && strncmp(kv[k], tpl + i + 1, klen) == 0)
                 val = kv[k + 1];
         if (!val) { /* not a key: a literal '@' */
-            cm_strbuf_printf(out, "@");
+            cm_strbuf_append(out, "@", 1);
             i++;
             continue;
         }
-        cm_strbuf_printf(out, "%s", val);
+        cm_strbuf_append(out, val, strlen(val));
         i += klen + 2;
     }
 }
@@ -302,16 +302,24 @@ static cm_status plan_add(hg_ctx *g, int op_index, hg_add *a)
     }
     const hl_tensor *out = &g->net->t[op->out];
     int p = g->pack[main_t].p;
-    int64_t pixels = out->h * out->w, worst = 0;
+    /* Before the add takes the skip's group at `first`, the main branch must have read the
+     * origin up to `need`, so the FIFO holds every group from the first one not yet taken
+     * to need's: the most of them over the frame is the depth (one word less and the
+     * writer of the skip waits on the add, which waits on the main branch, which waits on
+     * that writer). Groups are whole words of fp.p pixels, and fp.p divides the width. */
+    int64_t pixels = out->h * out->w, worst = 1;
     for (int64_t first = 0; first < pixels; first += p) {
         int64_t end = group_end(g, main_t, first);
         int64_t need = need_along(g, main_t, origin, end, -1);
-        if (a->reuse && need >= 0) /* the tap leaves with its window group */
-            need = group_end(g, origin, need);
-        int64_t lag = need - need_along(g, skip_t, fork, first - 1, tap_consumer);
-        worst = lag > worst ? lag : worst;
+        int64_t next = need_along(g, skip_t, fork, first - 1, tap_consumer) + 1;
+        int64_t groups = need >= next ? need / fp.p - next / fp.p + 1 : 0;
+        worst = groups > worst ? groups : worst;
     }
-    a->depth = ((worst + 1 + fp.p - 1) / fp.p + 1) * (channels / fp.cp);
+    a->depth = worst * (channels / fp.cp);
+    /* A design may give the FIFO more room than it needs (its loader refuses less). */
+    for (int k = 0; g->design && k < g->design->n_skips; k++)
+        if (strcmp(g->design->skips[k].name, op->name) == 0 && g->design->skips[k].fifo_words > a->depth)
+            a->depth = g->design->skips[k].fifo_words;
     return CM_OK;
 }
 
@@ -372,11 +380,11 @@ static hg_add *reuse_tapped_by(hg_ctx *g, int op_index)
 /* The tap stream of a reusing add: the skip FIFO, declared on first use. */
 static const char *tap_stream(hg_ctx *g, hg_add *a)
 {
-    if (!a->tap[0]) {
+    if (!a->fifo[0]) {
         const hl_op *m = &g->net->op[a->tap_op];
-        new_stream(g, tensor_type(g, a->fork), m->ow_par * m->ich_par, (int)a->depth, a->tap);
+        new_stream(g, tensor_type(g, a->fork), m->ow_par * m->ich_par, (int)a->depth, a->fifo);
     }
-    return a->tap;
+    return a->fifo;
 }
 
 /* The stream that consumer `op_index` reads tensor t from, in packing `want`. A tensor
@@ -398,14 +406,16 @@ static void stream_for(hg_ctx *g, int t, int op_index, packing want, char *out)
         snprintf(src, sizeof src, "%s", ts->name);
     } else if (g->net->t[t].n_consumers == 2) {
         if (!ts->forked) {
-            int64_t depth = HG_DEPTH;
+            hg_add *add = NULL;
             for (int a = 0; a < g->n_adds; a++)
                 if (g->adds[a].fork == t)
-                    depth = g->adds[a].depth;
+                    add = &g->adds[a];
             packing p = produced(g, t);
             const char *T = tensor_type(g, t);
             new_stream(g, T, p.p * p.cp, HG_DEPTH, ts->branch[0]);
-            new_stream(g, T, p.p * p.cp, (int)depth, ts->branch[1]);
+            new_stream(g, T, p.p * p.cp, add ? (int)add->depth : HG_DEPTH, ts->branch[1]);
+            if (add)
+                snprintf(add->fifo, sizeof add->fifo, "%s", ts->branch[1]);
             char task[HG_NAME_LEN];
             snprintf(task, sizeof task, "fork%d", g->n_tasks);
             const hl_tensor *x = &g->net->t[t];

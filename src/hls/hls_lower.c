@@ -176,17 +176,24 @@ static cm_status const_codes(lower *L, const cm_array *a, const char *what, int6
         double v = a->f[k];
         if (!isfinite(v))
             return fail(L, "its %s hold a value that is not finite", what);
-        while (f <= 60 && ldexp(v, f) != nearbyint(ldexp(v, f)))
-            f++;
-        if (f > 60)
-            return fail(L, "its %s are not on a power-of-two grid", what);
+        if (v == 0)
+            continue;
+        /* v = M * 2^(e - 53) with a 53-bit integer M: v * 2^f is an integer from
+         * f = 53 - e - (M's trailing zero bits) on. */
+        int e;
+        uint64_t m = (uint64_t)ldexp(frexp(fabs(v), &e), 53);
+        int need = 53 - e - __builtin_ctzll(m);
+        f = need > f ? need : f;
     }
+    if (f > 60)
+        return fail(L, "its %s are not on a power-of-two grid", what);
     int64_t *c = malloc((size_t)(a->count ? a->count : 1) * sizeof *c);
     if (!c)
         return cm_error_nomem(L->err);
     *lo = *hi = 0;
+    double scale = ldexp(1.0, f); /* a power of two: the products below are exact */
     for (int64_t k = 0; k < a->count; k++) {
-        double s = ldexp(a->f[k], f);
+        double s = a->f[k] * scale;
         if (fabs(s) > (double)HL_CODE_MAX) {
             free(c);
             return fail(L, "its %s need more than 40 bits as integers", what);

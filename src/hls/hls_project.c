@@ -41,13 +41,28 @@ const cm_hls_file *cm_hls_file_find(const char *path)
     return NULL;
 }
 
+/* The executor's model and its integer tasks with a design's factors bound. */
+struct cm_hls_lowered {
+    cm_runner *runner;
+    hl_net net;
+};
+
+void cm_hls_lowered_free(struct cm_hls_lowered *l)
+{
+    if (!l)
+        return;
+    hl_net_free(&l->net);
+    cm_runner_free(l->runner);
+    free(l);
+}
+
 typedef struct project {
     const cm_nn2fpga_design *d;
     const cm_hls_options *o;
     const char *origin;
     char *tmp;          /* the folder being written */
-    cm_runner *runner;
-    hl_net net;
+    struct cm_hls_lowered *lowered; /* the design's, or owned when `owned` */
+    bool owned;
     hg_ctx g;
     cm_hls_summary *summary;
     cm_error *err;
@@ -81,8 +96,8 @@ static bool needs_factors(hl_kind k)
 
 static cm_status bind_design(project *p)
 {
-    for (int i = 0; i < p->net.n_op; i++) {
-        hl_op *op = &p->net.op[i];
+    for (int i = 0; i < p->lowered->net.n_op; i++) {
+        hl_op *op = &p->lowered->net.op[i];
         if (!needs_factors(op->kind))
             continue;
         bool merged;
@@ -91,7 +106,7 @@ static cm_status bind_design(project *p)
             return cm_error_set(p->err, CM_EINPUT, "%s: layer %s of the model is not in the "
                                 "design (was the model changed?)", p->origin, op->name);
         const cm_nn2fpga_layer *l = &p->d->result.layers[k];
-        const hl_tensor *x = &p->net.t[op->in[0]], *y = &p->net.t[op->out];
+        const hl_tensor *x = &p->lowered->net.t[op->in[0]], *y = &p->lowered->net.t[op->out];
         /* a loop-merged downsampling convolution runs on the tapped pixels one at a time */
         op->ow_par = merged || op->kind == HL_FC ? 1 : l->ow_par;
         op->ich_par = l->ich_par;
@@ -186,8 +201,9 @@ static void append_values(cm_strbuf *b, const int64_t *v, int64_t n, const int64
             *at++ = k % 24 == 0 ? '\n' : ' ';
         }
         if (k > 0 && k % 24 == 0) {
-            *at = '\0';
-            cm_strbuf_printf(b, "%s  ", line);
+            *at++ = ' ';
+            *at++ = ' ';
+            cm_strbuf_append(b, line, (size_t)(at - line));
             at = line;
         }
         for (int s = 0; s < n_strides; s++)
@@ -198,8 +214,7 @@ static void append_values(cm_strbuf *b, const int64_t *v, int64_t n, const int64
             if ((k + 1) % strides[s] == 0)
                 *at++ = '}';
     }
-    *at = '\0';
-    cm_strbuf_printf(b, "%s", line);
+    cm_strbuf_append(b, line, (size_t)(at - line));
 }
 
 /* The narrowest C integer type holding [lo, hi], for the C simulation's weight arrays. */
@@ -218,8 +233,8 @@ static const char *store_type(int64_t lo, int64_t hi)
 
 static cm_status write_weights(project *p, int i, cm_strbuf *includes, cm_strbuf *pragmas)
 {
-    const hl_op *op = &p->net.op[i];
-    const hl_tensor *x = &p->net.t[op->in[0]], *y = &p->net.t[op->out];
+    const hl_op *op = &p->lowered->net.op[i];
+    const hl_tensor *x = &p->lowered->net.t[op->in[0]], *y = &p->lowered->net.t[op->out];
     char id[HG_NAME_LEN], rel[HG_NAME_LEN + 16], guard[HG_NAME_LEN + 8], dims[96];
     hg_identifier(op->name, i, id, sizeof id);
     snprintf(rel, sizeof rel, "src/weights/%s.h", id);
@@ -278,8 +293,8 @@ static cm_status write_sources(project *p)
 {
     cm_strbuf includes = {0}, pragmas = {0};
     cm_status st = CM_OK;
-    for (int i = 0; i < p->net.n_op && st == CM_OK; i++) {
-        hl_kind k = p->net.op[i].kind;
+    for (int i = 0; i < p->lowered->net.n_op && st == CM_OK; i++) {
+        hl_kind k = p->lowered->net.op[i].kind;
         if (k == HL_CONV || k == HL_DWCONV || k == HL_FC)
             st = write_weights(p, i, &includes, &pragmas);
     }
@@ -287,7 +302,7 @@ static cm_status write_sources(project *p)
     char *streams = cm_strbuf_take(&p->g.streams), *tasks = cm_strbuf_take(&p->g.tasks);
     if (st == CM_OK && (!inc || !prag || !streams || !tasks))
         st = cm_error_nomem(p->err);
-    const hl_net *net = &p->net;
+    const hl_net *net = &p->lowered->net;
     const hl_tensor *in = &net->t[net->input], *out = &net->t[net->output];
     char v[16][48], dims[160] = "", in_t[32], out_t[32];
     for (int d = 1; d < net->out_rank; d++)
@@ -342,7 +357,7 @@ static cm_status write_sources(project *p)
  * exact halves (rounding to even) and values off the grid. */
 static cm_status write_vectors(project *p)
 {
-    const hl_net *net = &p->net;
+    const hl_net *net = &p->lowered->net;
     const hl_tensor *in = &net->t[net->input];
     int64_t dims[4] = {p->o->test_vectors, in->c, in->h, in->w};
     cm_array *x = NULL, *y = NULL;
@@ -368,7 +383,7 @@ static cm_status write_vectors(project *p)
     }
     const cm_array *const inputs[1] = {x};
     if (st == CM_OK)
-        st = cm_runner_run_batch(p->runner, inputs, 1, NULL, &y, NULL, NULL, p->err);
+        st = cm_runner_run_batch(p->lowered->runner, inputs, 1, NULL, &y, NULL, NULL, p->err);
     if (st == CM_OK && y->dtype != CM_DTYPE_FLOAT32)
         st = cm_error_set(p->err, CM_EINPUT, "%s: the model's output is %s; the testbench "
                           "writes float32", p->origin, cm_dtype_name(y->dtype));
@@ -470,43 +485,74 @@ static cm_status make_tmp(project *p, const char *dir)
     return CM_OK;
 }
 
+/* Activations per word of an add's skip FIFO: the tapped window's group, or the fork's
+ * packing. */
+static int64_t skip_word_activations(const project *p, const hg_add *add)
+{
+    const hl_op *m = add->reuse ? &p->lowered->net.op[add->tap_op] : NULL;
+    const hg_packing *fp = &p->g.pack[add->fork];
+    return m ? (int64_t)m->ow_par * m->ich_par : (int64_t)fp->p * fp->cp;
+}
+
+static int design_skip(const cm_nn2fpga_result *r, const char *name)
+{
+    for (int k = 0; k < r->n_skips; k++)
+        if (strcmp(r->skips[k].name, name) == 0)
+            return k;
+    return -1;
+}
+
 static void record_skips(project *p)
 {
-    const cm_nn2fpga_result *r = &p->d->result;
     for (int a = 0; a < p->g.n_adds && p->summary->n_skips < 64; a++) {
         const hg_add *add = &p->g.adds[a];
         cm_hls_skip *s = &p->summary->skips[p->summary->n_skips++];
-        const hl_op *op = &p->net.op[add->op];
+        const hl_op *op = &p->lowered->net.op[add->op];
         snprintf(s->name, sizeof s->name, "%s", op->name);
+        snprintf(s->stream, sizeof s->stream, "%s", add->fifo);
         s->reuse = add->reuse;
         s->depth_words = add->depth;
-        const hl_op *m = add->reuse ? &p->net.op[add->tap_op] : NULL;
-        const hg_packing *fp = &p->g.pack[add->fork];
-        s->activations = add->depth * (m ? m->ow_par * m->ich_par : fp->p * fp->cp);
-        for (int k = 0; k < r->n_skips; k++)
-            if (strcmp(r->skips[k].name, op->name) == 0)
-                s->design_activations = r->skips[k].activations_after;
+        s->activations = add->depth * skip_word_activations(p, add);
+        int i = design_skip(&p->d->result, op->name);
+        const cm_nn2fpga_skip *k = i >= 0 ? &p->d->result.skips[i] : NULL;
+        if (k)
+            s->design_activations = k->fifo_words > 0 ? k->fifo_words * k->fifo_word_activations
+                                                      : k->activations_after;
     }
+}
+
+/* The integer network with the design's factors (the design's own when it kept one),
+ * its packings and skip depths. */
+static cm_status plan(project *p)
+{
+    p->lowered = p->d->lowered;
+    if (!p->lowered) {
+        if (!(p->lowered = calloc(1, sizeof *p->lowered)))
+            return cm_error_nomem(p->err);
+        p->owned = true;
+        cm_status st = cm_runner_load(p->d->model_file, &p->lowered->runner, p->err);
+        if (st == CM_OK)
+            st = hl_lower(p->lowered->runner, &p->lowered->net, p->err);
+        if (st == CM_OK)
+            st = bind_design(p);
+        if (st != CM_OK)
+            return st;
+    }
+    const cm_hls_file *tasks = cm_hls_file_find("project/tasks.in");
+    p->g = (hg_ctx){.net = &p->lowered->net, .design = &p->d->result, .origin = p->origin,
+                    .tasks_in = tasks ? tasks->data : NULL,
+                    .err = p->err};
+    p->g.ts = calloc((size_t)p->lowered->net.n_t, sizeof *p->g.ts);
+    p->g.pack = calloc((size_t)p->lowered->net.n_t, sizeof *p->g.pack);
+    if (!p->g.ts || !p->g.pack)
+        return cm_error_nomem(p->err);
+    return hg_plan(&p->g);
 }
 
 static cm_status generate(project *p, const char *dir)
 {
-    cm_status st = cm_runner_load(p->d->model_file, &p->runner, p->err);
-    if (st == CM_OK)
-        st = hl_lower(p->runner, &p->net, p->err);
-    if (st == CM_OK)
-        st = bind_design(p);
+    cm_status st = plan(p);
     if (st != CM_OK)
-        return st;
-    const cm_hls_file *tasks = cm_hls_file_find("project/tasks.in");
-    p->g = (hg_ctx){.net = &p->net, .design = &p->d->result, .origin = p->origin,
-                    .tasks_in = tasks ? tasks->data : NULL,
-                    .err = p->err};
-    p->g.ts = calloc((size_t)p->net.n_t, sizeof *p->g.ts);
-    p->g.pack = calloc((size_t)p->net.n_t, sizeof *p->g.pack);
-    if (!p->g.ts || !p->g.pack)
-        return cm_error_nomem(p->err);
-    if ((st = hg_plan(&p->g)) != CM_OK)
         return st;
     hg_emit_tasks(&p->g);
     if ((st = make_tmp(p, dir)) != CM_OK)
@@ -519,6 +565,44 @@ static cm_status generate(project *p, const char *dir)
         p->summary->streams = p->g.n_streams;
         record_skips(p);
     }
+    return st;
+}
+
+static void project_free(project *p)
+{
+    free(p->g.ts);
+    free(p->g.pack);
+    free(cm_strbuf_take(&p->g.streams));
+    free(cm_strbuf_take(&p->g.tasks));
+    if (p->owned)
+        cm_hls_lowered_free(p->lowered);
+}
+
+cm_status cm_hls_size_skips(cm_nn2fpga_design *d, cm_error *err)
+{
+    cm_nn2fpga_result *r = &d->result;
+    for (int k = 0; k < r->n_skips; k++)
+        r->skips[k].fifo_words = r->skips[k].fifo_word_activations = 0;
+    cm_hls_lowered_free(d->lowered); /* factors may have changed: lower again */
+    d->lowered = NULL;
+    project p = {.d = d, .origin = d->model_path, .err = err};
+    cm_status st = plan(&p);
+    for (int a = 0; st == CM_OK && a < p.g.n_adds; a++) {
+        const hg_add *add = &p.g.adds[a];
+        int i = design_skip(r, p.lowered->net.op[add->op].name);
+        if (i < 0) {
+            st = cm_error_set(err, CM_EINTERNAL, "%s: add %s is not a skip connection of the design",
+                              p.origin, p.lowered->net.op[add->op].name);
+            break;
+        }
+        r->skips[i].fifo_words = add->depth;
+        r->skips[i].fifo_word_activations = skip_word_activations(&p, add);
+    }
+    if (st == CM_OK) { /* the design keeps it for the export */
+        d->lowered = p.lowered;
+        p.owned = false;
+    }
+    project_free(&p);
     return st;
 }
 
@@ -541,11 +625,6 @@ cm_status cm_hls_export(const cm_nn2fpga_design *d, const char *dir, const cm_hl
             remove_tree(p.tmp);
         free(p.tmp);
     }
-    free(p.g.ts);
-    free(p.g.pack);
-    free(cm_strbuf_take(&p.g.streams));
-    free(cm_strbuf_take(&p.g.tasks));
-    hl_net_free(&p.net);
-    cm_runner_free(p.runner);
+    project_free(&p);
     return st;
 }

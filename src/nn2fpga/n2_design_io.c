@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cnnmap/hls.h>
 #include <cnnmap/model.h>
 
 #include "nn2fpga/n2_internal.h"
@@ -34,6 +35,7 @@ void cm_nn2fpga_design_free(cm_nn2fpga_design *d)
     free(d->board_ref);
     cm_graph_free(d->graph);
     cm_nn2fpga_result_free(&d->result);
+    cm_hls_lowered_free(d->lowered);
     memset(d, 0, sizeof *d);
 }
 
@@ -50,6 +52,38 @@ static cm_status set_sources(cm_nn2fpga_design *d, const char *model_path, const
     return d->model_path && d->model_file && d->board_ref ? CM_OK : cm_error_nomem(err);
 }
 
+/* The skip FIFOs as the generated dataflow builds them (their BRAM18 replaces the
+ * thesis's in the totals); a model without an integer form keeps the thesis's figures. */
+static cm_status size_skips(cm_nn2fpga_design *d, cm_error *err)
+{
+    cm_nn2fpga_result *r = &d->result;
+    r->skips_built = false;
+    if (r->n_skips == 0)
+        return CM_OK;
+    cm_error why;
+    cm_status st = cm_hls_size_skips(d, &why);
+    if (st == CM_EINPUT)
+        return CM_OK;
+    if (st != CM_OK)
+        return cm_error_set(err, st, "%s", why.message);
+    r->skips_built = true;
+    return CM_OK;
+}
+
+/* The totals with the FIFOs' BRAM18 once their depths are settled. */
+static void apply_skip_fifos(cm_nn2fpga_result *r, int batch)
+{
+    if (r->skips_built) {
+        r->bram_skip = 0;
+        for (int k = 0; k < r->n_skips; k++) {
+            cm_nn2fpga_skip *s = &r->skips[k];
+            s->fifo_bram = n2_bram18_banks(s->fifo_word_activations * s->bits, s->fifo_words);
+            r->bram_skip += s->fifo_bram;
+        }
+    }
+    n2_totals(r, batch);
+}
+
 cm_status cm_nn2fpga_design_create(const char *model_path, const char *board_ref,
                                    const cm_nn2fpga_options *o, bool latency_objective,
                                    cm_nn2fpga_design *out, cm_error *err)
@@ -64,6 +98,15 @@ cm_status cm_nn2fpga_design_create(const char *model_path, const char *board_ref
         cm_error_prefix(err, model_path);
     if (st == CM_OK)
         st = set_sources(out, model_path, board_ref, err);
+    if (st == CM_OK && (st = size_skips(out, err)) == CM_OK) {
+        apply_skip_fifos(&out->result, o->batch);
+        if (out->result.bram18 > out->board.resources.bram18)
+            st = cm_error_set(err, CM_EINFEASIBLE, "%s: no feasible design: with the skip FIFOs "
+                              "the dataflow needs (%lld BRAM18) the design needs %lld BRAM18, "
+                              "%s has %lld", model_path, (long long)out->result.bram_skip,
+                              (long long)out->result.bram18, out->board.name,
+                              (long long)out->board.resources.bram18);
+    }
     if (st != CM_OK)
         cm_nn2fpga_design_free(out);
     return st;
@@ -480,6 +523,53 @@ static cm_status read_records(n2_reader *r, cm_nn2fpga_result *res)
     return st;
 }
 
+/* A skip connection's recorded FIFO depth: more than the dataflow needs is the user's
+ * choice; less would deadlock the generated top function. */
+static cm_status read_fifo(n2_reader *r, json_t *e, cm_nn2fpga_result *res)
+{
+    const char *name = NULL;
+    json_t *fifo = NULL;
+    int64_t words = 0;
+    cm_status st = json_is_object(e) ? get_string(r, e, "skip_connections: ", "name", &name)
+                                     : cm_error_set(r->err, CM_EINPUT, "%s: every entry of "
+                                                    "\"skip_connections\" must be an object", r->path);
+    if (st != CM_OK || !res->skips_built || !(fifo = json_object_get(e, "fifo")))
+        return st;
+    char where[96];
+    snprintf(where, sizeof where, "skip connection %.64s: fifo: ", name);
+    if (!json_is_object(fifo))
+        return cm_error_set(r->err, CM_EINPUT, "%s: %s must be an object", r->path, where);
+    if ((st = get_int(r, fifo, where, "words", 1, N2_FACTOR_MAX, &words)) != CM_OK)
+        return st;
+    for (int k = 0; k < res->n_skips; k++) {
+        cm_nn2fpga_skip *s = &res->skips[k];
+        if (strcmp(s->name, name) != 0 || s->fifo_words == 0)
+            continue;
+        if (words < s->fifo_words)
+            return cm_error_set(r->err, CM_EINFEASIBLE, "%s: skip connection %s: a FIFO of %lld "
+                                "words is below the %lld its dataflow needs (it would deadlock; without "
+                                "\"fifo\" the design gets the size it needs)",
+                                r->path, name, (long long)words, (long long)s->fifo_words);
+        s->fifo_words = words;
+        return CM_OK;
+    }
+    return cm_error_set(r->err, CM_EINPUT, "%s: skip connection %s: no such residual add in the "
+                        "model", r->path, name);
+}
+
+static cm_status read_fifos(n2_reader *r, cm_nn2fpga_design *d)
+{
+    json_t *skips = json_object_get(r->root, "skip_connections");
+    if (!skips)
+        return CM_OK;
+    if (!json_is_array(skips))
+        return cm_error_set(r->err, CM_EINPUT, "%s: \"skip_connections\" must be an array", r->path);
+    cm_status st = CM_OK;
+    for (size_t i = 0; st == CM_OK && i < json_array_size(skips); i++)
+        st = read_fifo(r, json_array_get(skips, i), &d->result);
+    return st;
+}
+
 cm_status cm_nn2fpga_design_load(const char *path, cm_nn2fpga_design *out, cm_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -491,8 +581,10 @@ cm_status cm_nn2fpga_design_load(const char *path, cm_nn2fpga_design *out, cm_er
         st = build(&r, out);
     if (st == CM_OK)
         st = apply_layers(&r, &out->result);
+    if (st == CM_OK && (st = size_skips(out, err)) == CM_OK)
+        st = read_fifos(&r, out);
     if (st == CM_OK) {
-        n2_totals(&out->result, out->options.batch);
+        apply_skip_fifos(&out->result, out->options.batch);
         st = read_records(&r, &out->result);
     }
     if (st == CM_OK)

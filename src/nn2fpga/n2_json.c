@@ -40,11 +40,23 @@ static json_t *layer_json(const cm_nn2fpga_layer *l, int64_t period)
 
 static json_t *skip_json(const cm_nn2fpga_skip *s)
 {
-    return json_pack("{ss sb sb sI si sI sI sI sI}", "name", s->name, "downsample", s->downsample,
-                     "optimised", s->optimised, "channels", (json_int_t)s->channels, "bits", s->bits,
-                     "activations_before", (json_int_t)s->activations_before, "activations_after",
-                     (json_int_t)s->activations_after, "bram18_before", (json_int_t)s->bram_before,
-                     "bram18_after", (json_int_t)s->bram_after);
+    json_t *o = json_pack("{ss sb sb sI si sI sI sI sI}", "name", s->name, "downsample",
+                          s->downsample, "optimised", s->optimised, "channels",
+                          (json_int_t)s->channels, "bits", s->bits, "activations_before",
+                          (json_int_t)s->activations_before, "activations_after",
+                          (json_int_t)s->activations_after, "bram18_before",
+                          (json_int_t)s->bram_before, "bram18_after", (json_int_t)s->bram_after);
+    if (o && s->fifo_words > 0) {
+        json_t *fifo = json_pack("{sI sI sI sI}", "words", (json_int_t)s->fifo_words,
+                                 "activations_per_word", (json_int_t)s->fifo_word_activations,
+                                 "activations", (json_int_t)(s->fifo_words * s->fifo_word_activations),
+                                 "bram18", (json_int_t)s->fifo_bram);
+        if (!fifo || json_object_set_new(o, "fifo", fifo) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    }
+    return o;
 }
 
 static json_t *phase_json(const cm_nn2fpga_result *r, int i)
@@ -75,23 +87,26 @@ static json_t *details_json(const cm_nn2fpga_design *d)
     json_t *layers = json_array(), *skips = json_array(), *phases = json_array();
     for (int i = 0; i < r->n_layers; i++)
         layers = append(layers, layer_json(&r->layers[i], r->period));
-    int64_t before = 0, after = 0, bram_before = 0;
+    int64_t before = 0, after = 0, bram_before = 0, bram_after = 0;
     for (int i = 0; i < r->n_skips; i++) {
         skips = append(skips, skip_json(&r->skips[i]));
         before += r->skips[i].activations_before * r->skips[i].bits;
         after += r->skips[i].activations_after * r->skips[i].bits;
         bram_before += r->skips[i].bram_before;
+        bram_after += r->skips[i].bram_after;
     }
     for (int i = 0; i < 2 && r->phases[i].programs > 0; i++)
         phases = append(phases, phase_json(r, i));
-    return json_pack("{sI sf sb s{sb sb} s{si si} so so s{sI sI sI sI} so}", "period_cycles",
+    return json_pack("{sI sf sb s{sb sb} s{si si} so so s{sI sI sI sI ss sI} so}", "period_cycles",
                      (json_int_t)r->period, "fps_steady", r->fps, "optimal", r->optimal,
                      "transformations", "temporal_reuse", d->options.temporal_reuse,
                      "loop_merge", d->options.loop_merge, "design_space", "enumerated",
                      r->variables_enumerated, "layers_in_g", r->n_layers, "phases", phases,
                      "layers", layers, "skip_storage", "bits_before", (json_int_t)before,
                      "bits_after", (json_int_t)after, "bram18_before", (json_int_t)bram_before,
-                     "bram18_after", (json_int_t)r->bram_skip, "skip_connections", skips);
+                     "bram18_after", (json_int_t)bram_after, "sized_by",
+                     r->skips_built ? "dataflow" : "thesis", "bram18", (json_int_t)r->bram_skip,
+                     "skip_connections", skips);
 }
 
 json_t *cm_nn2fpga_report_json(const cm_nn2fpga_design *d)

@@ -151,11 +151,19 @@ cm_status cm_array_from_tensor_proto(const Onnx__TensorProto *tp, const char *di
         free(owned);
         return st;
     }
-    for (int64_t k = 0; k < count; k++) {
-        if (raw)
-            raw_element(raw, tp->data_type, k, a);
-        else
-            typed_element(tp, k, a);
+    if (raw && tp->data_type == CM_DTYPE_FLOAT32) { /* weights: the bulk of a model */
+        for (int64_t k = 0; k < count; k++) {
+            float v;
+            memcpy(&v, raw + (size_t)k * sizeof v, sizeof v);
+            a->f[k] = v;
+        }
+    } else {
+        for (int64_t k = 0; k < count; k++) {
+            if (raw)
+                raw_element(raw, tp->data_type, k, a);
+            else
+                typed_element(tp, k, a);
+        }
     }
     free(owned);
     *out = a;

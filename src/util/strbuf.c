@@ -4,6 +4,35 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* Room for `more` bytes and the terminator; false (and the flag set) when out of memory. */
+static bool reserve(cm_strbuf *b, size_t more)
+{
+    if (b->failed)
+        return false;
+    size_t need = b->len + more + 1;
+    if (need <= b->cap)
+        return true;
+    size_t cap = 2 * need;
+    char *grown = realloc(b->data, cap);
+    if (!grown) {
+        b->failed = true;
+        return false;
+    }
+    b->data = grown;
+    b->cap = cap;
+    return true;
+}
+
+void cm_strbuf_append(cm_strbuf *b, const char *text, size_t len)
+{
+    if (!reserve(b, len))
+        return;
+    memcpy(b->data + b->len, text, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+}
 
 void cm_strbuf_printf(cm_strbuf *b, const char *fmt, ...)
 {
@@ -17,17 +46,8 @@ void cm_strbuf_printf(cm_strbuf *b, const char *fmt, ...)
         b->failed = true;
         return;
     }
-    size_t need = b->len + (size_t)n + 1;
-    if (need > b->cap) {
-        size_t cap = 2 * need;
-        char *grown = realloc(b->data, cap);
-        if (!grown) {
-            b->failed = true;
-            return;
-        }
-        b->data = grown;
-        b->cap = cap;
-    }
+    if (!reserve(b, (size_t)n))
+        return;
     va_start(ap, fmt);
     vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
     va_end(ap);

@@ -13,6 +13,8 @@ typedef struct cm_strbuf {
 } cm_strbuf;
 
 void cm_strbuf_printf(cm_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends len bytes of text as they are (no format: for the generators' bulk text). */
+void cm_strbuf_append(cm_strbuf *b, const char *text, size_t len);
 
 /* The text (the caller frees it), or NULL after a failure; the buffer is reset. */
 char *cm_strbuf_take(cm_strbuf *b);

@@ -4,7 +4,7 @@
 # exported depths) reproduces `cnnmap run` bit for bit on random frames, built with the
 # C++ compiler given; refusals (a non-empty folder without --force, a design of another
 # architecture, a model without Quant annotations) are exit 2 with one line and leave no
-# folder behind. Shrinking a skip FIFO below what the generator computed makes the
+# folder behind. Shrinking a skip FIFO below what the design computed makes the
 # simulation stop and name the blocked stream.
 # usage: test_hls_export.sh CNNMAP SHARED_DIR CXX MODEL BOARD VECTORS [SANITIZE_FLAGS]
 set -u
@@ -18,6 +18,7 @@ err_has() { grep -qF -- "$1" "$tmp/err"; }
 
 expect 0 "optimise -o writes the design" -- optimise "$model" --board "$board" --backend nn2fpga -o "$tmp/d.json"
 expect 0 "export --format hls" -- export "$tmp/d.json" --format hls -o "$tmp/prj" --test-vectors "$vectors"
+cp "$tmp/out" "$tmp/out0"
 check "the project has its parts" test -f "$tmp/prj/src/cnnmap_top.cpp" -a -f "$tmp/prj/Makefile" \
   -a -f "$tmp/prj/run_hls.tcl" -a -f "$tmp/prj/include/hls_stream.h" -a -f "$tmp/prj/tests/expected.npy"
 check "the top function is a dataflow region of the design's tasks" \
@@ -39,15 +40,19 @@ expect 0 "cnnmap run on the test inputs" -- run "$model" --input "$tmp/prj/tests
 check "tests/expected.npy is cnnmap run's output" cmp -s "$tmp/run.npy" "$tmp/prj/tests/expected.npy"
 check "csim writes the same bytes" cmp -s "$tmp/run.npy" "$tmp/prj/tests/outputs.npy"
 
-# The checking mode catches a real fault: the first skip FIFO one word deep.
-skip=$(grep -o 'CM_STREAM_DEPTH(s[0-9]*, [0-9]*)' "$tmp/prj/src/cnnmap_top.cpp" | awk -F'[(, )]+' '$3 > 8 {print $2; exit}')
+# The checking mode catches a real fault: the first skip FIFO at half the depth the design
+# computed (CM_CSIM_DEPTHS overrides a depth without rebuilding).
+grep '^skip FIFO' "$tmp/out0" >"$tmp/skips"
+check "export names each skip FIFO's stream and depth, equal to the design's" \
+  test -s "$tmp/skips" -a -z "$(grep -vE 'stream s[0-9]+.*: ([0-9]+) activations in [0-9]+ words \(the design.s: \1\)' "$tmp/skips")"
+skip=$(sed -nE '1s/.*stream (s[0-9]+).* in ([0-9]+) words.*/\1 \2/p' "$tmp/skips")
 if [ -n "$skip" ]; then
-  sed -i "s/CM_STREAM_DEPTH($skip, [0-9]*)/CM_STREAM_DEPTH($skip, 1)/" "$tmp/prj/src/cnnmap_top.cpp"
-  make -C "$tmp/prj" csim CXX="$cxx" >/dev/null 2>&1
-  "$tmp/prj/csim" "$tmp/prj/tests/inputs.npy" "$tmp/o.npy" >"$tmp/out" 2>"$tmp/err"
+  set -- $skip
+  CM_CSIM_DEPTHS="$1=$(($2 / 2))" "$tmp/prj/csim" "$tmp/prj/tests/inputs.npy" "$tmp/o.npy" >"$tmp/out" 2>"$tmp/err"
   code=$?
-  check "a shrunk skip FIFO deadlocks the simulation (exit $code)" test "$code" -ne 0
-  check "the report names the skip stream" grep -q "$skip" "$tmp/err"
+  check "a skip FIFO at half its depth deadlocks the simulation (exit $code)" test "$code" -ne 0
+  check "the report names the skip stream" grep -q "stream '$1'" "$tmp/err"
+  check "no output file from a deadlocked run" test ! -e "$tmp/o.npy"
 fi
 
 # Refusals.

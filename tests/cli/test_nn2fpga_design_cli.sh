@@ -113,6 +113,58 @@ expect 2 "evaluate: clock out of range" -- evaluate "$tmp/e7.json"
 edit "$d" "$tmp/e8.json" 'd["layers"].append(d["layers"][0])'
 expect 2 "evaluate: duplicate layer" -- evaluate "$tmp/e8.json"
 check "duplicate named" err_has "layer 'Conv_0' is listed twice"
+# The skip FIFOs are sized as the generated dataflow needs them for the design's unroll
+# factors, and the file records the depths: one word less would deadlock (the HLS
+# export test shows it in C simulation), more is the user's choice.
+check "the design records each skip FIFO" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = {k["name"]: k for k in d["skip_connections"]}
+assert d["skip_storage"]["sized_by"] == "dataflow"
+assert all(k["fifo"]["words"] > 0 and k["fifo"]["activations"] ==
+           k["fifo"]["words"] * k["fifo"]["activations_per_word"] for k in s.values())
+assert d["skip_storage"]["bram18"] == sum(k["fifo"]["bram18"] for k in s.values())
+' "$d"
+edit "$d" "$tmp/e9.json" '
+s = d["skip_connections"][0]; s["fifo"]["words"] -= 1'
+expect 3 "evaluate: a skip FIFO below what the dataflow needs" -- evaluate "$tmp/e9.json"
+check "names the skip and the words" grep -qE "skip connection Add_0: a FIFO of [0-9]+ words is below the [0-9]+ its dataflow needs" "$tmp/err"
+edit "$d" "$tmp/e10.json" '
+s = d["skip_connections"][0]; s["fifo"]["words"] += 1000'
+expect 0 "evaluate: a larger skip FIFO" -- evaluate "$tmp/e10.json" --json
+check "a larger FIFO is kept and costed" /usr/bin/python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+fa, fb = a["skip_connections"][0]["fifo"], b["skip_connections"][0]["fifo"]
+assert fb["words"] == fa["words"] + 1000 and fb["bram18"] > fa["bram18"]
+assert b["resources"]["BRAM18"] - a["resources"]["BRAM18"] == fb["bram18"] - fa["bram18"]
+' "$d" "$tmp/out"
+# Hand-worked depths of Add_0 (identity skip over Conv_1 -> Conv_2, 3x3, pad 1, on a
+# 16 x 32 x 32 map; the skip taps Conv_1's window buffer, so one word per tap group):
+# before the add takes skip pixel (r, c), Conv_2 must have read Conv_1's output up to
+# (r+1, c+1), so the taps up to there have been written and those from (r, c) not taken.
+# - Conv_1 ow_par 1, ich_par 16 (a word: 1 pixel x 16 channels), Conv_2 ow_par 1:
+#   (r+1)*32 + c+1 - (r*32 + c) + 1 = 34 pixels = 34 words.
+# - Conv_1 ow_par 32, ich_par 1 (a word: a row of 32 pixels x 1 channel), Conv_2 ow_par
+#   32: rows r and r+1, 2 groups x 16 channels = 32 words.
+for case in "1 16 1 34" "32 1 32 32"; do
+  set -- $case
+  edit "$d" "$tmp/hand.json" "
+for n, (o, i) in {'Conv_1': ($1, $2), 'Conv_2': ($3, 1)}.items():
+    L[n]['ow_par'], L[n]['ich_par'], L[n]['och_par'] = o, i, 1
+for s in d['skip_connections']:
+    s.pop('fifo')"
+  expect 0 "evaluate sizes the skip FIFOs of new factors ($case)" -- evaluate "$tmp/hand.json" --json
+  check "Add_0's FIFO by hand: $4 words" /usr/bin/python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["skip_connections"][0]
+assert s["name"] == "Add_0" and s["fifo"]["words"] == int(sys.argv[2]), s
+' "$tmp/out" "$4"
+done
+edit "$d" "$tmp/e11.json" 'd["skip_connections"][0]["fifo"]["words"] = "many"'
+expect 2 "evaluate: FIFO words not a number" -- evaluate "$tmp/e11.json"
+check "names the skip and the key" err_has 'skip connection Add_0: fifo: "words" must be an integer'
+
 head -c 300 "$d" >"$tmp/trunc.json"
 expect 2 "evaluate: truncated file" -- evaluate "$tmp/trunc.json"
 expect 2 "export: truncated file" -- export "$tmp/trunc.json" --format report-md -o "$tmp/edit.md"

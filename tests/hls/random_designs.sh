@@ -3,7 +3,8 @@
 # follow the design, not one fixed shape. For N seeds, every layer of the design that
 # `optimise --backend nn2fpga` chose gets random unroll factors (divisors of its
 # dimensions, och_par 1 on depthwise and pooling layers, products kept small so that the
-# board still holds the design); `evaluate` must accept the edited design, and its
+# board still holds the design, and the skip FIFOs sized again); `evaluate` must accept
+# the edited design, and its
 # exported project must pass `make check` (bit-identical to `cnnmap run`) with streams at
 # the exported depths.
 # usage: random_designs.sh CNNMAP MODEL BOARD N [CXX] [VECTORS]
@@ -34,11 +35,13 @@ for l in d["layers"]:
         if l["ow_par"] * l["ich_par"] * l["och_par"] <= 8:
             break
     l["weights_in_uram"] = False
+for s in d.get("skip_connections", []):  # new factors: evaluate sizes the skip FIFOs again
+    s.pop("fifo", None)
 json.dump(d, open(sys.argv[2], "w"), indent=1)
 PY
   what="seed $seed"
   if ! "$cnnmap" evaluate "$tmp/d$seed.json" >"$tmp/eval.txt" 2>&1; then
-    echo "seed $seed: evaluate refused the design: $(head -1 "$tmp/eval.txt")"; continue
+    failed=$((failed + 1)); echo "FAIL: seed $seed: evaluate refused the design: $(head -1 "$tmp/eval.txt")"; continue
   fi
   rm -rf "$tmp/p"
   if "$cnnmap" export "$tmp/d$seed.json" --format hls -o "$tmp/p" --test-vectors "$vectors" --seed "$seed" >/dev/null 2>"$tmp/err" &&
