@@ -5,6 +5,7 @@
 #include "onnx_builder.h"
 
 #include <cnnmap/design.h>
+#include <cnnmap/design_io.h>
 #include <cnnmap/latency.h>
 #include <cnnmap/model.h>
 #include <cnnmap/optimise.h>
@@ -341,6 +342,114 @@ static void test_alexnet_case_study(void **state)
     cm_latency_design_free(&d);
 }
 
+
+/* x 8x8x8 -> n 3x3 convs of 8 filters, pad 1 (no biases). */
+static cm_graph *conv_chain(int n)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 8, 8, 8});
+    char in[16] = "x", out[16], name[16];
+    for (int i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "c%d", i);
+        snprintf(out, sizeof out, i == n - 1 ? "y" : "t%d", i);
+        conv(m, name, in, out, 8, 8, 1);
+        snprintf(in, sizeof in, "%s", out);
+    }
+    ob_output(m, "y", 4, NULL);
+    return load_model(m);
+}
+
+/* --optimiser none: every weight layer alone, every folding 1, banks of one BRAM18 (they
+ * hold a fold of these small layers, so the first point fits); it is the point
+ * cm_latency_evaluate costs from those values by hand. */
+static void test_minimal_point(void **state)
+{
+    (void)state;
+    cm_graph *g = pool_conv_conv();
+    cm_board b = zc706();
+    cm_latency_options o;
+    cm_latency_options_init(&o);
+    o.search = CM_LATENCY_SEARCH_MINIMAL;
+    cm_latency_design min, hand;
+    cm_error err = {0};
+    assert_int_equal(cm_latency_optimise(g, &b, &o, &min, &err), CM_OK);
+    assert_int_equal(min.evaluations, 2); /* the bank of 1 tried, then the point costed */
+    assert_int_equal(min.n_subgraphs, 2); /* cut before convB */
+    for (int k = 0; k < min.n_blocks; k++) {
+        assert_int_equal(min.blocks[k].macc, 1);
+        if (min.blocks[k].kind == CM_LATENCY_CONV) {
+            assert_int_equal(min.blocks[k].coarse, 1);
+            assert_int_equal(min.blocks[k].bank_bram, 1);
+        }
+    }
+    bool cut[2] = {false, true};
+    int ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    cm_latency_point p = {cut, ones, ones, ones};
+    assert_int_equal(cm_latency_evaluate(g, &b, &o, &p, &hand, &err), CM_OK);
+    assert_true(min.latency_s == hand.latency_s);
+    assert_true(min.resources.dsp == hand.resources.dsp && min.resources.bram18 == hand.resources.bram18);
+    /* the searched design is at least as fast */
+    cm_latency_design best;
+    o.search = CM_LATENCY_SEARCH_RULE;
+    assert_int_equal(cm_latency_optimise(g, &b, &o, &best, &err), CM_OK);
+    assert_true(best.latency_s <= min.latency_s);
+    assert_false(best.stopped_early);
+    cm_latency_design_free(&min);
+    cm_latency_design_free(&hand);
+    cm_latency_design_free(&best);
+    cm_graph_free(g);
+}
+
+/* A time limit far below what the hill climb over 300 cut toggles needs: the search
+ * returns a feasible point (cutting everywhere fits) and says it stopped early. */
+static void test_time_limit(void **state)
+{
+    (void)state;
+    cm_graph *g = conv_chain(300);
+    cm_board b = zc706();
+    cm_latency_options o;
+    cm_latency_options_init(&o);
+    o.time_limit_s = 1e-6;
+    cm_latency_design d;
+    cm_error err = {0};
+    assert_int_equal(cm_latency_optimise(g, &b, &o, &d, &err), CM_OK);
+    assert_true(d.stopped_early && d.feasible);
+    assert_int_equal(d.n_subgraphs, 300);
+    cm_latency_design_free(&d);
+    cm_graph_free(g);
+}
+
+/* The library's choice between the flows, without the command line: with optimiser none
+ * both sides are their minimal designs, and the lower latency is chosen. */
+static void test_choice_in_library(void **state)
+{
+    (void)state;
+    char path[1024];
+    cm_test_generated_model("zoo/lenet_zoo.onnx", path, sizeof path);
+    cm_design *d = cm_test_design(path, "zc706", CM_BACKEND_FPGACONVNET, 0, true);
+    cm_design_run run = {.optimiser = CM_OPTIMISER_NONE};
+    cm_optimise_options so = {.optimiser = CM_OPTIMISER_NONE};
+    cm_error err = {0};
+    assert_int_equal(cm_optimise(d, &so, &run.result, &err), CM_OK);
+    cm_latency_choice c;
+    cm_latency_choose(d, &run, &c);
+    assert_int_equal(c.status, CM_OK);
+    /* LeNet's fc1 needs banks of more than one BRAM18 even at its largest f_in: the
+     * smallest size that fits is found by trying 1, 2, ... */
+    assert_true(c.ld.feasible && c.ld.evaluations > 1);
+    for (int k = 0; k < c.ld.n_blocks; k++)
+        if (c.ld.blocks[k].kind == CM_LATENCY_CONV) {
+            assert_int_equal(c.ld.blocks[k].coarse, 1);
+            assert_int_equal(c.ld.blocks[k].macc, 1);
+            /* banks 1 .. b tried, then the point costed */
+            assert_int_equal((uint64_t)c.ld.blocks[k].bank_bram + 1, c.ld.evaluations);
+        }
+    assert_true(c.partitioned_s == cm_design_cost(d));
+    assert_true(c.chose_latency == (c.ld.latency_s < c.partitioned_s));
+    cm_latency_choice_free(&c);
+    cm_design_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +459,9 @@ int main(void)
         cmocka_unit_test(test_branches_rejected),
         cmocka_unit_test(test_table1_models),
         cmocka_unit_test(test_alexnet_case_study),
+        cmocka_unit_test(test_minimal_point),
+        cmocka_unit_test(test_time_limit),
+        cmocka_unit_test(test_choice_in_library),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@ extern "C" {
 typedef struct cm_design_run {
     cm_optimiser optimiser;
     uint64_t seed;
+    double time_limit_s; /* the limit the run was given (0: the optimiser's default) */
     cm_optimise_result result;
 } cm_design_run;
 

@@ -24,6 +24,13 @@
 extern "C" {
 #endif
 
+typedef enum cm_latency_search {
+    CM_LATENCY_SEARCH_RULE,   /* the deterministic search below (search.c) */
+    CM_LATENCY_SEARCH_MINIMAL /* no search: every weight layer its own subgraph, every
+                               * folding 1 and the smallest banks that fit (--optimiser
+                               * none) */
+} cm_latency_search;
+
 typedef struct cm_latency_options {
     double clock_mhz;        /* 0: the board's clock */
     double bandwidth_gbps;   /* off-chip bandwidth, 0: the board's */
@@ -32,6 +39,8 @@ typedef struct cm_latency_options {
     bool weights_reloading;  /* false: the whole network is one subgraph */
     bool input_folding;      /* allow f_in > 1 */
     int exhaustive_cuts;     /* enumerate every cut vector up to 2^this; beyond, hill-climb */
+    cm_latency_search search;
+    double time_limit_s;     /* > 0: the search returns its best point after this long */
 } cm_latency_options;
 
 /* Clock and bandwidth from the board, batch 1, 16 bits, reloading and folding on, 8. */
@@ -93,6 +102,7 @@ typedef struct cm_latency_design {
     int batch;
     uint64_t evaluations;       /* design points costed by the search */
     double time_s;              /* search time */
+    bool stopped_early;         /* the time limit ended the search before its own criterion */
 } cm_latency_design;
 
 /* Searches cuts, f_in and foldings for the lowest latency (eq. 7) that fits the board.
@@ -117,6 +127,30 @@ cm_status cm_latency_evaluate(const cm_graph *g, const cm_board *board,
                               cm_latency_design *out, cm_error *err);
 
 void cm_latency_design_free(cm_latency_design *d);
+
+/* ---- fpgaConvNet on the latency objective: partitions or weights reloading ---- */
+
+struct cm_design;
+struct cm_design_run;
+
+/* The latency-driven design beside an optimised partitioned design, and which of the
+ * two has the lower latency (the partitioned one when it fits and ties). */
+typedef struct cm_latency_choice {
+    cm_status status;        /* of the latency-driven flow (CM_EINFEASIBLE: none fits) */
+    cm_error err;            /* its message when status is not CM_OK */
+    cm_latency_design ld;
+    double partitioned_s;    /* the partitioned design's latency; INFINITY when it does not fit */
+    bool chose_latency;
+} cm_latency_choice;
+
+/* Runs the latency-driven flow for the design's graph, board and clock and compares.
+ * The run that optimised the partitioned design sets the flow's search (optimiser none:
+ * the minimal point; any other: the rule search) and its time: what is left of the
+ * run's limit (or of rule's 60 s default). Never fails as a whole: the flow's failure
+ * is recorded in c. */
+void cm_latency_choose(const struct cm_design *partitioned, const struct cm_design_run *run,
+                       cm_latency_choice *c);
+void cm_latency_choice_free(cm_latency_choice *c);
 
 const char *cm_latency_block_kind_name(cm_latency_block_kind k); /* "Convolution", ... */
 

@@ -2,6 +2,7 @@
  * optimiser on it, prints the figures and writes the design file. */
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "util/path.h"
+#include "util/progress.h"
 
 const char cm_cli_optimise_usage[] =
     "usage: cnnmap optimise MODEL --board BOARD [--backend B] [--objective latency|throughput]\n"
@@ -196,6 +198,7 @@ int cm_cli_optimise(int argc, char **argv)
 {
     if (wants_nn2fpga(argc, argv))
         return cm_cli_optimise_nn2fpga(argc, argv);
+    double start = cm_seconds_now();
     optimise_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc != CM_OK)
@@ -203,7 +206,11 @@ int cm_cli_optimise(int argc, char **argv)
     cm_error err = {0};
     cm_design *d = NULL;
     cm_status st = build(&a, &d, &err);
-    cm_design_run run = {.optimiser = a.search.optimiser, .seed = a.search.seed};
+    /* --time-limit covers the whole command: loading the model counts too */
+    if (a.search.time_limit_s > 0)
+        a.search.time_limit_s = fmax(a.search.time_limit_s - (cm_seconds_now() - start), 0.001);
+    cm_design_run run = {.optimiser = a.search.optimiser, .seed = a.search.seed,
+                         .time_limit_s = a.search.time_limit_s};
     a.search.progress = !a.quiet && isatty(STDERR_FILENO);
     if (st == CM_OK)
         st = cm_optimise(d, &a.search, &run.result, &err);

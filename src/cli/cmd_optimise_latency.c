@@ -1,6 +1,6 @@
 /* The latency-driven part of `cnnmap optimise ... --objective latency` on fpgaConvNet:
- * runs cm_latency_optimise beside the throughput-driven design the command already
- * optimised, chooses the lower latency, and prints the reference architecture, the
+ * prints the library's choice (cm_latency_choose) between the throughput-driven design
+ * the command optimised and the latency-driven one, and the reference architecture, the
  * schedule of subgraphs and, with --sdf, the SDF matrices (text or JSON). */
 #include <inttypes.h>
 #include <math.h>
@@ -14,25 +14,6 @@
 #include "cli/cli.h"
 #include "cli/latency_report.h"
 #include "design/design_json.h"
-
-typedef struct outcome {
-    cm_status status;       /* of the latency-driven flow */
-    cm_error err;
-    cm_latency_design ld;
-    double throughput_s;    /* INFINITY when the throughput design does not fit */
-    bool chose_latency;
-} outcome;
-
-static void run_flow(const cm_design *d, outcome *o)
-{
-    cm_latency_options lo;
-    cm_latency_options_init(&lo);
-    lo.clock_mhz = cm_design_options_of(d)->clock_mhz;
-    memset(&o->err, 0, sizeof o->err);
-    o->status = cm_latency_optimise(cm_design_graph(d), cm_design_board(d), &lo, &o->ld, &o->err);
-    o->throughput_s = cm_design_feasible(d) ? cm_design_cost(d) : INFINITY;
-    o->chose_latency = o->status == CM_OK && o->ld.latency_s < o->throughput_s;
-}
 
 static const char *layer_name(const cm_design *d, int i)
 {
@@ -115,7 +96,7 @@ static void print_fin(const cm_design *d, const cm_latency_design *ld)
         printf("\n");
 }
 
-static void print_section(const cm_design *d, const outcome *o, bool sdf)
+static void print_section(const cm_design *d, const cm_latency_choice *o, bool sdf)
 {
     printf("\nlatency-driven design (weights reloading, one reference architecture)\n");
     if (o->status != CM_OK && o->status != CM_EINFEASIBLE) {
@@ -134,7 +115,8 @@ static void print_section(const cm_design *d, const outcome *o, bool sdf)
            ", LUT %" PRId64 "/%" PRId64 ", FF %" PRId64 "/%" PRId64 "\n",
            r->dsp, h->dsp, h->dsp ? 100.0 * (double)r->dsp / (double)h->dsp : 0.0, r->bram18,
            h->bram18, r->lut, h->lut, r->ff, h->ff);
-    printf("search       %" PRIu64 " design points, %.3f s\n", ld->evaluations, ld->time_s);
+    printf("search       %" PRIu64 " design points, %.3f s%s\n", ld->evaluations, ld->time_s,
+           ld->stopped_early ? ", stopped early by the time limit (the best point found)" : "");
     print_fin(d, ld);
     print_blocks(ld);
     print_schedule(d, ld);
@@ -142,18 +124,18 @@ static void print_section(const cm_design *d, const outcome *o, bool sdf)
         print_sdf(ld);
 }
 
-static void print_choice(const outcome *o)
+static void print_choice(const cm_latency_choice *o)
 {
-    if (o->chose_latency && !isfinite(o->throughput_s))
+    if (o->chose_latency && !isfinite(o->partitioned_s))
         printf("\nchosen       latency-driven: %.6g ms; the throughput-driven design does not "
                "fit\n", o->ld.latency_s * 1e3);
     else if (o->chose_latency)
         printf("\nchosen       latency-driven: %.6g ms against %.6g ms throughput-driven "
-               "(%.3gx lower)\n", o->ld.latency_s * 1e3, o->throughput_s * 1e3,
-               o->throughput_s / o->ld.latency_s);
+               "(%.3gx lower)\n", o->ld.latency_s * 1e3, o->partitioned_s * 1e3,
+               o->partitioned_s / o->ld.latency_s);
     else
         printf("\nchosen       throughput-driven: %.6g ms (latency-driven %.6g ms)\n",
-               o->throughput_s * 1e3, o->status == CM_OK ? o->ld.latency_s * 1e3 : INFINITY);
+               o->partitioned_s * 1e3, o->status == CM_OK ? o->ld.latency_s * 1e3 : INFINITY);
 }
 
 /* ---- JSON ---- */
@@ -232,7 +214,7 @@ static json_t *subgraph_json(const cm_design *d, const cm_latency_subgraph *x)
     return cm_cli_json_finish(o, ok);
 }
 
-static json_t *latency_json(const cm_design *d, const outcome *o, bool sdf)
+static json_t *latency_json(const cm_design *d, const cm_latency_choice *o, bool sdf)
 {
     bool ok = true;
     json_t *j = json_object();
@@ -265,6 +247,7 @@ static json_t *latency_json(const cm_design *d, const outcome *o, bool sdf)
     cm_cli_json_put(j, "fin", fin, &ok);
     cm_cli_json_put(j, "evaluations", json_integer((json_int_t)ld->evaluations), &ok);
     cm_cli_json_put(j, "time_s", json_real(ld->time_s), &ok);
+    cm_cli_json_put(j, "stopped_early", json_boolean(ld->stopped_early), &ok);
     if (sdf)
         cm_cli_json_put(j, "sdf", sdf_json(ld), &ok);
     return cm_cli_json_finish(j, ok);
@@ -272,7 +255,7 @@ static json_t *latency_json(const cm_design *d, const outcome *o, bool sdf)
 
 /* The top-level figures become the chosen design's; the throughput-driven ones move.
  * False when a figure could not be put (out of memory, or not finite). */
-static bool adopt_latency(json_t *obj, const outcome *o)
+static bool adopt_latency(json_t *obj, const cm_latency_choice *o)
 {
     static const char *const moved[] = {"latency_s", "gops", "partitions", "feasible",
                                         "resources"};
@@ -293,7 +276,7 @@ static bool adopt_latency(json_t *obj, const outcome *o)
     return ok;
 }
 
-static int print_json(const cm_design *d, const cm_design_run *run, const outcome *o, bool sdf,
+static int print_json(const cm_design *d, const cm_design_run *run, const cm_latency_choice *o, bool sdf,
                       const char *output)
 {
     json_t *obj = cm_design_report_json(d, run);
@@ -321,8 +304,8 @@ int cm_cli_latency_report(const cm_design *d, const cm_design_run *run,
     bool partitioned_ok = cm_design_check(d, &v, 1) == 0;
     if (!a->weights_reloading)
         return cm_cli_print_design(d, run, a->json, partitioned_ok ? a->output : NULL);
-    outcome o;
-    run_flow(d, &o);
+    cm_latency_choice o;
+    cm_latency_choose(d, run, &o);
     *chose_latency = o.chose_latency;
     /* Written only when the command succeeds: the chosen design is feasible. */
     const char *output = o.chose_latency || partitioned_ok ? a->output : NULL;
@@ -337,6 +320,6 @@ int cm_cli_latency_report(const cm_design *d, const cm_design_run *run,
             rc = fflush(stdout) != 0 ? CM_EINTERNAL : rc;
         }
     }
-    cm_latency_design_free(&o.ld);
+    cm_latency_choice_free(&o);
     return rc;
 }

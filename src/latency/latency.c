@@ -144,6 +144,7 @@ cm_status cm_latency_optimise(const cm_graph *g, const cm_board *board,
         cm_latency_point p = {r.cut, r.coarse, r.macc, r.bank};
         st = finish(&net, &m, o, r.cut, &p, out, err);
         out->evaluations = r.evaluations;
+        out->stopped_early = r.stopped_early;
         cm_lat_search_free(&r);
     }
     cm_lat_net_free(&net);

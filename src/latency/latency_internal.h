@@ -143,6 +143,7 @@ typedef struct cm_lat_search_result {
     int n_blocks;
     int *coarse, *macc, *bank;
     uint64_t evaluations;
+    bool stopped_early;
 } cm_lat_search_result;
 
 cm_status cm_lat_search(const cm_lat_net *net, const cm_lat_machine *m,

@@ -12,7 +12,10 @@
  *    m of one block, or a bank one BRAM larger or smaller) that lowers the latency most
  *    while fitting, until none does.
  * f_in follows from the banks, and the other blocks' streams from the rule in
- * evaluate.c. Ties keep the first point found, so the result is deterministic. */
+ * evaluate.c. Ties keep the first point found, so the result is deterministic. A time
+ * limit ends every loop at its next step with the best point so far (stopped early).
+ * The minimal search takes every weight layer alone, every folding 1 and the smallest
+ * banks that fit. */
 #include "latency/latency_internal.h"
 
 #include <math.h>
@@ -20,6 +23,7 @@
 #include <string.h>
 
 #include "hw/fpgaconvnet_blocks.h"
+#include "util/progress.h"
 
 typedef struct best_point {
     bool found, feasible;
@@ -35,7 +39,16 @@ typedef struct search {
     const cm_latency_options *o;
     uint64_t evaluations;
     best_point best;
+    double deadline; /* 0: none */
+    bool stopped;    /* the deadline passed */
 } search;
+
+static bool out_of_time(search *s)
+{
+    if (!s->stopped && s->deadline > 0 && cm_seconds_now() > s->deadline)
+        s->stopped = true;
+    return s->stopped;
+}
 
 /* One cut vector's architecture with its scratch and folding arrays. */
 typedef struct trial {
@@ -158,7 +171,7 @@ static cm_status exhaustive(search *s, trial *t, int b, cm_error *err)
         st = block_breakpoints(t, b, 1, &mv, &nm, err);
     double best = INFINITY;
     int best_f[3] = {1, 1, 1};
-    for (int i = 0; st == CM_OK && i < nm; i++)
+    for (int i = 0; st == CM_OK && i < nm && !out_of_time(s); i++)
         for (int j = 0; j < nn && (int64_t)nv[j] * mv[i] <= s->m->avail.dsp; j++) {
             t->f.coarse[b] = nv[j];
             t->f.macc[b] = mv[i];
@@ -267,7 +280,7 @@ static void try_block_steps(search *s, trial *t, const block_bps *bp, int b,
 static void greedy_steps(search *s, trial *t, const block_bps *bps)
 {
     step_choice cur = {run(s, t), usage(s, t), 0.0, -1, 0, 0};
-    for (;;) {
+    while (!out_of_time(s)) {
         step_choice best = cur;
         best.block = -1;
         best.score = 0.0;
@@ -308,8 +321,28 @@ static cm_status greedy(search *s, trial *t, cm_error *err)
     return st;
 }
 
-/* Searches the foldings of one cut vector; *latency is its best (INFINITY: none fits). */
-static cm_status search_cut(search *s, const bool *cut, double *latency, cm_error *err)
+/* One unit of everything and the smallest banks (the same size for every conv block)
+ * with which the point fits: a bank must hold a fold of some layer's weights. */
+static void smallest_banks(search *s, trial *t)
+{
+    int most = 1;
+    for (int b = 0; b < t->a.n_blocks; b++)
+        if (t->a.kind[b] == CM_LATENCY_CONV) {
+            int full = cm_lat_full_bank(&t->a, s->m, &t->f, b);
+            most = full > most ? full : most;
+        }
+    for (int bank = 1; bank <= most; bank++) {
+        for (int b = 0; b < t->a.n_blocks; b++)
+            t->f.bank[b] = bank;
+        if (run(s, t) < INFINITY)
+            return;
+    }
+}
+
+/* Searches the foldings of one cut vector (or, minimal, takes every folding 1 and the
+ * smallest banks that fit); *latency is its best (INFINITY: none fits). */
+static cm_status cost_cut(search *s, const bool *cut, bool minimal, double *latency,
+                          cm_error *err)
 {
     trial t;
     cm_status st = trial_init(s, cut, &t, err);
@@ -317,7 +350,9 @@ static cm_status search_cut(search *s, const bool *cut, double *latency, cm_erro
         return st;
     for (int b = 0; b < t.a.n_blocks; b++)
         t.f.coarse[b] = t.f.macc[b] = t.f.bank[b] = 1;
-    if (t.a.n_conv == 1) {
+    if (minimal) {
+        smallest_banks(s, &t);
+    } else if (t.a.n_conv == 1) {
         int b = 0;
         while (t.a.kind[b] != CM_LATENCY_CONV)
             b++;
@@ -333,13 +368,18 @@ static cm_status search_cut(search *s, const bool *cut, double *latency, cm_erro
     return st;
 }
 
+static cm_status search_cut(search *s, const bool *cut, double *latency, cm_error *err)
+{
+    return cost_cut(s, cut, false, latency, err);
+}
+
 /* ---- cut vectors ---- */
 
 static cm_status enumerate_cuts(search *s, bool *cut, cm_error *err)
 {
     const int free_cuts = s->net->n_weight - 1;
     cm_status st = CM_OK;
-    for (uint64_t mask = 0; st == CM_OK && mask < (1ull << free_cuts); mask++) {
+    for (uint64_t mask = 0; st == CM_OK && mask < (1ull << free_cuts) && !out_of_time(s); mask++) {
         for (int w = 1; w <= free_cuts; w++)
             cut[w] = (mask >> (w - 1)) & 1;
         double lat;
@@ -352,21 +392,23 @@ static cm_status hill_climb(search *s, bool *cut, cm_error *err)
 {
     const int nw = s->net->n_weight;
     double all = INFINITY, none = INFINITY;
-    for (int w = 1; w < nw; w++)
-        cut[w] = false;
-    cm_status st = search_cut(s, cut, &none, err);
+    /* "cut everywhere" first: on a large network the more likely to fit, and with no
+     * time left the only start */
     for (int w = 1; w < nw; w++)
         cut[w] = true;
-    if (st == CM_OK)
-        st = search_cut(s, cut, &all, err);
-    double current = all;
-    if (none < all)
+    cm_status st = search_cut(s, cut, &all, err);
+    for (int w = 1; w < nw; w++)
+        cut[w] = false;
+    if (st == CM_OK && !out_of_time(s))
+        st = search_cut(s, cut, &none, err);
+    double current = none;
+    if (!(none < all))
         for (int w = 1; w < nw; w++)
-            cut[w] = false, current = none;
-    while (st == CM_OK) {
+            cut[w] = true, current = all;
+    while (st == CM_OK && !out_of_time(s)) {
         int pick = -1;
         double best = current;
-        for (int w = 1; st == CM_OK && w < nw; w++) {
+        for (int w = 1; st == CM_OK && w < nw && !out_of_time(s); w++) {
             cut[w] = !cut[w];
             double lat;
             st = search_cut(s, cut, &lat, err);
@@ -380,6 +422,17 @@ static cm_status hill_climb(search *s, bool *cut, cm_error *err)
         current = best;
     }
     return st;
+}
+
+/* The resource-minimal point: every weight layer its own subgraph (with reloading), so
+ * that the reference is sized for one layer at a time, one unit of everything and the
+ * smallest banks that fit (f_in folds the rest). */
+static cm_status minimal(search *s, bool *cut, cm_error *err)
+{
+    for (int w = 1; w < s->net->n_weight; w++)
+        cut[w] = s->o->weights_reloading;
+    double latency;
+    return cost_cut(s, cut, true, &latency, err);
 }
 
 void cm_lat_search_free(cm_lat_search_result *r)
@@ -399,9 +452,13 @@ cm_status cm_lat_search(const cm_lat_net *net, const cm_lat_machine *m,
     s.best.cut = calloc((size_t)net->n_weight, sizeof *s.best.cut);
     bool *cut = calloc((size_t)net->n_weight, sizeof *cut);
     cm_status st = s.best.cut && cut ? CM_OK : cm_error_nomem(err);
+    if (o->time_limit_s > 0)
+        s.deadline = cm_seconds_now() + o->time_limit_s;
     if (st == CM_OK) {
         double lat;
-        if (!o->weights_reloading || net->n_weight == 1)
+        if (o->search == CM_LATENCY_SEARCH_MINIMAL)
+            st = minimal(&s, cut, err);
+        else if (!o->weights_reloading || net->n_weight == 1)
             st = search_cut(&s, cut, &lat, err);
         else if (net->n_weight - 1 <= o->exhaustive_cuts)
             st = enumerate_cuts(&s, cut, err);
@@ -415,6 +472,7 @@ cm_status cm_lat_search(const cm_lat_net *net, const cm_lat_machine *m,
     r->bank = s.best.bank;
     r->n_blocks = s.best.n_blocks;
     r->evaluations = s.evaluations;
+    r->stopped_early = s.stopped;
     if (st != CM_OK)
         cm_lat_search_free(r);
     return st;

@@ -13,8 +13,13 @@
 
 #include <cnnmap/latency.h>
 
+#include "util/progress.h"
+
 /* The smallest cap of the sweep: below 3% of a board no network of interest fits. */
 #define SMALLEST_CAP 0.03
+/* What a front point gets at least, once the fronts' time is used up: enough for a
+ * small network's whole search, a start on a large one's. */
+#define MIN_POINT_S 0.1
 
 void cm_mt_engine_free(cm_multi_engine *e)
 {
@@ -147,7 +152,8 @@ static cm_status sweep_point(const cm_graph *g, const cm_board *board, const cm_
 }
 
 cm_status cm_mt_front(const cm_graph *g, const cm_board *board, const cm_multi_options *o,
-                      double bandwidth_gbps, double clock_mhz, cm_multi_model *m, cm_error *err)
+                      double bandwidth_gbps, double clock_mhz, cm_multi_model *m, double deadline,
+                      cm_error *err)
 {
     cm_latency_options lo;
     cm_latency_options_init(&lo);
@@ -161,6 +167,8 @@ cm_status cm_mt_front(const cm_graph *g, const cm_board *board, const cm_multi_o
     cm_error why = {0};
     for (int k = 0; k < caps; k++) {
         double cap = caps == 1 ? 1.0 : pow(SMALLEST_CAP, (double)k / (caps - 1));
+        /* the points left share what is left of the time */
+        lo.time_limit_s = fmax((deadline - cm_seconds_now()) / (caps - k), MIN_POINT_S);
         bool found = false;
         cm_status st = sweep_point(g, board, &lo, cap, &m->front[m->n_front], &found, &why, err);
         if (st != CM_OK)

@@ -11,6 +11,9 @@
 
 #include "util/progress.h"
 
+/* The share of --time-limit the Pareto fronts may take before the joint search. */
+#define FRONT_SHARE 0.5
+
 void cm_multi_options_init(cm_multi_options *o)
 {
     *o = (cm_multi_options){
@@ -97,13 +100,18 @@ static cm_status new_result(const cm_multi_input *models, int n, const cm_board 
     return CM_OK;
 }
 
+/* The fronts take at most FRONT_SHARE of the time limit, shared equally by the models
+ * still to do; the joint search has the rest. */
 static cm_status fronts(const cm_multi_input *models, const cm_board *b, const cm_multi_options *o,
-                        cm_multi_result *r, cm_error *err)
+                        double deadline, cm_multi_result *r, cm_error *err)
 {
     double t0 = cm_seconds_now();
     for (int i = 0; i < r->n_models; i++) {
         cm_multi_model *m = &r->models[i];
-        cm_status st = cm_mt_front(models[i].graph, b, o, r->bandwidth_gbps, r->clock_mhz, m, err);
+        double now = cm_seconds_now();
+        double share = now + (deadline - now) / (r->n_models - i);
+        cm_status st = cm_mt_front(models[i].graph, b, o, r->bandwidth_gbps, r->clock_mhz, m,
+                                   share, err);
         if (st != CM_OK) {
             cm_error_prefix(err, m->name);
             return st;
@@ -230,17 +238,23 @@ static cm_status explore(const cm_board *b, const cm_multi_options *o, double de
 cm_status cm_multi_map(const cm_multi_input *models, int n, const cm_board *board,
                        const cm_multi_options *o, cm_multi_result **out, cm_error *err)
 {
+    return cm_mt_map_since(models, n, board, o, cm_seconds_now(), out, err);
+}
+
+cm_status cm_mt_map_since(const cm_multi_input *models, int n, const cm_board *board,
+                          const cm_multi_options *o, double t0, cm_multi_result **out,
+                          cm_error *err)
+{
     *out = NULL;
-    /* The limit is on the whole mapping, as the user's clock sees it; the fronts take
-     * their share of it first. */
-    const double t0 = cm_seconds_now();
+    /* The limit is on the whole mapping, as the user's clock sees it (from t0); the
+     * fronts take their share of it first. */
     cm_status st = check(models, n, o, err);
     if (st != CM_OK)
         return st;
     cm_multi_result *r = NULL;
     st = new_result(models, n, board, o, &r, err);
     if (st == CM_OK)
-        st = fronts(models, board, o, r, err);
+        st = fronts(models, board, o, t0 + FRONT_SHARE * r->time_limit_s, r, err);
     if (st == CM_OK)
         st = explore(board, o, t0 + r->time_limit_s, r, err);
     if (st != CM_OK) {

@@ -123,10 +123,17 @@ double cm_mt_objective(const cm_mt_goal *g, const double *fps);
 double cm_mt_fluid_bound(const cm_mt_goal *g, const double *u, const double *c, double bandwidth,
                          double *f);
 
+/* cm_multi_map with the time limit counted from t0 (a cm_seconds_now() value), so that
+ * a request's model loading counts too. */
+cm_status cm_mt_map_since(const cm_multi_input *models, int n, const cm_board *board,
+                          const cm_multi_options *o, double t0, cm_multi_result **out,
+                          cm_error *err);
+
 /* ---- Pareto fronts ---- */
 
 cm_status cm_mt_front(const cm_graph *g, const cm_board *board, const cm_multi_options *o,
-                      double bandwidth_gbps, double clock_mhz, cm_multi_model *m, cm_error *err);
+                      double bandwidth_gbps, double clock_mhz, cm_multi_model *m, double deadline,
+                      cm_error *err);
 void cm_mt_engine_free(cm_multi_engine *e);
 
 /* ---- rate-partitioned schedules (the baseline and its optimised shares) ---- */

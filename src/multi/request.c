@@ -13,7 +13,9 @@
 #include <cnnmap/model.h>
 #include <cnnmap/multi.h>
 
+#include "multi/multi_internal.h"
 #include "util/atomic_file.h"
+#include "util/progress.h"
 
 /* A path in a design file longer than this is not a path. */
 #define PATH_TEXT_MAX 4096
@@ -43,6 +45,7 @@ static const char *base_name(const char *path)
 
 cm_status cm_multi_map_request(const cm_multi_request *q, cm_multi_result **out, cm_error *err)
 {
+    double t0 = cm_seconds_now(); /* loading the models counts against the time limit */
     *out = NULL;
     if (!q->board || q->n_models < 0 || q->n_models > CM_MULTI_MAX_MODELS)
         return cm_error_set(err, CM_EUSAGE, "a board and at most %d models are needed",
@@ -57,7 +60,7 @@ cm_status cm_multi_map_request(const cm_multi_request *q, cm_multi_result **out,
         in[loaded] = (cm_multi_input){g[loaded], base_name(q->model[loaded]), q->fps[loaded]};
     }
     if (st == CM_OK)
-        st = cm_multi_map(in, q->n_models, &board, &q->options, out, err);
+        st = cm_mt_map_since(in, q->n_models, &board, &q->options, t0, out, err);
     for (int i = 0; i < loaded; i++)
         cm_graph_free(g[i]);
     return st;

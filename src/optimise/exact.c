@@ -13,6 +13,11 @@
 #include "util/progress.h"
 
 #define EX_DEFAULT_TIME_LIMIT_S 60.0
+/* A small cut graph may finish its set-up this fraction of the limit (or at least
+ * EX_SETUP_GRACE_MIN_S) past the deadline, so that a bound comes with the answer while
+ * the command keeps within 10% of any limit of a second or more. */
+#define EX_SETUP_GRACE_FRACTION 0.03
+#define EX_SETUP_GRACE_MIN_S 0.05
 
 /* The rule optimiser's partition merging is quadratic in the nodes and does not stop
  * at the time limit (10,000 layers take half a minute), so beyond this many nodes the
@@ -188,6 +193,7 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
     ex_problem p;
     ex_result res = {0};
     cm_status st = ex_problem_init(&p, d, deadline, err);
+    p.setup_grace = deadline + fmax(EX_SETUP_GRACE_FRACTION * limit, EX_SETUP_GRACE_MIN_S);
     p.progress = o->progress;
     /* a hair above, so that the search may still find a design of equal cost */
     p.warm_ub = warm ? warm_cost * (1 + 1e-9) : INFINITY;

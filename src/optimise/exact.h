@@ -45,6 +45,7 @@ typedef struct ex_problem {
     double batch, clock_hz, reconf_s;
     bool has_depth;        /* fpgaConvNet models pipeline depth */
     double deadline;       /* cm_seconds_now() value at which to stop */
+    double setup_grace;    /* a small cut graph's set-up may run until then (>= deadline) */
     double warm_ub;        /* cost of a known feasible design (INFINITY if none): a
                             * cutoff before the search has an incumbent of its own */
     bool progress;         /* draw a progress bar */

@@ -31,8 +31,8 @@
 #define EX_MAX_SEGMENTS (8 * 1000 * 1000)
 
 /* The set-up of a small cut graph takes milliseconds and gives the bound even after the
- * warm start used up the time: the deadline only stops set-ups beyond this many
- * segments. */
+ * warm start used up the time: below this many segments it may run into the grace
+ * after the deadline (p->setup_grace). */
 #define EX_SETUP_GRACE 4096
 
 typedef struct dp_cut {
@@ -214,7 +214,8 @@ static int fitting_row(const dp *g, int a)
 
 static bool setup_late(const dp *g)
 {
-    return g->n_segs >= EX_SETUP_GRACE && cm_seconds_now() >= g->p->deadline;
+    double now = cm_seconds_now();
+    return now >= g->p->setup_grace || (g->n_segs >= EX_SETUP_GRACE && now >= g->p->deadline);
 }
 
 /* Sets up the segments row by row (each costs a pass over the design), stopping at

@@ -188,6 +188,7 @@ cm_status ex_problem_init(ex_problem *p, cm_design *d, double deadline, cm_error
     p->reconf_s = d->board.reconfiguration_s;
     p->has_depth = d->hd.backend == CM_BACKEND_FPGACONVNET;
     p->deadline = deadline;
+    p->setup_grace = deadline;
     p->warm_ub = INFINITY;
     p->nodes = calloc((size_t)p->n, sizeof *p->nodes);
     if (!p->nodes)

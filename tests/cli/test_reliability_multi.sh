@@ -2,7 +2,8 @@
 # Regression tests of issue 21 for multi, overlay and exact: a multi design file is
 # data (its inputs never reach an option parser), multi and overlay stop at
 # --time-limit and say so, a board with 10^12+ DSPs does not stall the overlay, and
-# exact on 10,000 layers neither runs out of memory nor past its time limit.
+# exact, rule and none on 10,000 layers (fpgaConvNet's latency-driven alternative
+# included) neither run out of memory nor past the time limit.
 # usage: test_reliability_multi.sh CNNMAP SHARED_DIR SOURCE_DIR
 set -u
 cnnmap=$1 shared=$2 src=$3
@@ -226,9 +227,8 @@ for i in range(2000):
     x = f"b{i}"
 save(nodes, x, [w3], "res2k")
 EOF
-  # The default backend's design set-up (the latency-driven alternative included)
-  # takes minutes on 10,000 layers outside the optimiser, so the chain runs on hls4ml.
-  for m in "chain10k --backend hls4ml" "res2k"; do
+  # On fpgaConvNet's latency objective the latency-driven alternative shares the limit.
+  for m in "chain10k" "chain10k --backend hls4ml" "res2k"; do
     set -- $m
     name=$1; shift
     within $((11 * slow)) "exact on $name" optimise "$tmp/$name.onnx" --board zc706 "$@" \
@@ -236,6 +236,23 @@ EOF
     check "exact on $name: a design or no feasible design, not exit $rc" test "$rc" -eq 0 -o "$rc" -eq 3
     check "exact on $name: the note says the time limit stopped it" grep -q 'time limit' "$tmp/out" "$tmp/err"
   done
+  # The latency-driven flow's hill climb over 9,999 cuts stops with the rest of the
+  # command and says so; --optimiser none costs only its minimal point.
+  within $((6 * slow)) "rule on chain10k, latency objective" optimise "$tmp/chain10k.onnx" \
+    --board zc706 --optimiser rule --time-limit 5 --json --quiet
+  check "rule on chain10k: the latency-driven search stopped early" $py -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["latency_driven"]
+assert d["stopped_early"] is True and d["feasible"] is True, d["stopped_early"]
+' "$tmp/out"
+  within $((3 * slow)) "none on chain10k" optimise "$tmp/chain10k.onnx" --board zc706 \
+    --optimiser none --json --quiet
+  check "none on chain10k: the minimal latency-driven point, one subgraph per layer" $py -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["latency_driven"]
+assert d["stopped_early"] is False and len(d["schedule"]) == 10000, len(d["schedule"])
+assert all(b["coarse"] == 1 for b in d["blocks"] if b["kind"] == "Convolution")
+' "$tmp/out"
   # rule cut short long before its starting cuts are done: 10,000 one-DSP layers in one
   # partition do not fit, and the message must not read as a proof.
   "$cnnmap" optimise "$tmp/chain10k.onnx" --board zc706 --backend hls4ml --optimiser rule \

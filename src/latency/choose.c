@@ -1,0 +1,36 @@
+/* The choice between fpgaConvNet's two flows on the latency objective: the partitioned
+ * (throughput-driven) design that cm_optimise made, and the latency-driven design of one
+ * reference architecture with weights reloading. */
+#include <math.h>
+#include <string.h>
+
+#include <cnnmap/design.h>
+#include <cnnmap/design_io.h>
+#include <cnnmap/latency.h>
+
+/* rule's own default (src/optimise/rule.c), shared by the two flows of one command */
+#define CHOOSE_DEFAULT_LIMIT_S 60.0
+/* what the flow gets when the partitioned search used the whole limit: its first points */
+#define CHOOSE_MIN_LIMIT_S 0.001
+
+void cm_latency_choose(const cm_design *partitioned, const cm_design_run *run,
+                       cm_latency_choice *c)
+{
+    memset(c, 0, sizeof *c);
+    cm_latency_options lo;
+    cm_latency_options_init(&lo);
+    lo.clock_mhz = cm_design_options_of(partitioned)->clock_mhz;
+    lo.search = run->optimiser == CM_OPTIMISER_NONE ? CM_LATENCY_SEARCH_MINIMAL
+                                                    : CM_LATENCY_SEARCH_RULE;
+    double limit = run->time_limit_s > 0 ? run->time_limit_s : CHOOSE_DEFAULT_LIMIT_S;
+    lo.time_limit_s = fmax(limit - run->result.time_s, CHOOSE_MIN_LIMIT_S);
+    c->status = cm_latency_optimise(cm_design_graph(partitioned), cm_design_board(partitioned),
+                                    &lo, &c->ld, &c->err);
+    c->partitioned_s = cm_design_feasible(partitioned) ? cm_design_cost(partitioned) : INFINITY;
+    c->chose_latency = c->status == CM_OK && c->ld.latency_s < c->partitioned_s;
+}
+
+void cm_latency_choice_free(cm_latency_choice *c)
+{
+    cm_latency_design_free(&c->ld);
+}
