@@ -258,12 +258,17 @@ static json_t *latency_json(const cm_design *d, const cm_latency_choice *o, bool
 static bool adopt_latency(json_t *obj, const cm_latency_choice *o)
 {
     static const char *const moved[] = {"latency_s", "gops", "partitions", "feasible",
-                                        "resources"};
+                                        "resources", "lower_bound_s"};
     bool ok = true;
     json_t *t = json_object();
-    for (size_t i = 0; i < sizeof moved / sizeof moved[0]; i++)
-        if (json_object_set(t, moved[i], json_object_get(obj, moved[i])) != 0)
+    for (size_t i = 0; i < sizeof moved / sizeof moved[0]; i++) {
+        json_t *v = json_object_get(obj, moved[i]);
+        if (v && json_object_set(t, moved[i], v) != 0)
             ok = false;
+    }
+    /* the optimiser's bound covers the partitioned designs only: no bound is known for
+     * the latency-driven answer */
+    json_object_del(obj, "lower_bound_s");
     cm_cli_json_put(obj, "throughput_driven", t, &ok);
     const cm_latency_design *ld = &o->ld;
     cm_cli_json_put(obj, "feasible", json_true(), &ok);
@@ -283,6 +288,8 @@ static int print_json(const cm_design *d, const cm_design_run *run, const cm_lat
     if (!obj)
         return cm_cli_print_json(NULL);
     bool ok = !o->chose_latency || adopt_latency(obj, o);
+    if (json_object_get(obj, "lower_bound_s"))
+        cm_cli_json_put(obj, "lower_bound_covers", json_string("throughput_driven"), &ok);
     cm_cli_json_put(obj, "chosen",
                     json_string(o->chose_latency ? "latency_driven" : "throughput_driven"), &ok);
     cm_cli_json_put(obj, "latency_driven", latency_json(d, o, sdf), &ok);
