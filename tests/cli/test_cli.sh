@@ -108,4 +108,27 @@ for l in d["layers"]:
 assert abs(total - d["latency_s"]) <= 1e-9 * d["latency_s"]
 ' "$tmp/out"
 
+# fpgaConvNet on the latency objective with exact (issue 13): a printed lower bound
+# covers the designs it was proven for and never exceeds the answer; optimiser none
+# gives each flow's resource-minimal design.
+expect 0 "exact, latency objective" -- optimise "$src/models/cifar10_quick.onnx" --board zedboard --optimiser exact --json
+check "the lower bound is below the answer and says what it covers" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+if d["chosen"] == "latency_driven":
+    assert "lower_bound_s" not in d and "lower_bound_covers" not in d
+    t = d["throughput_driven"]
+    assert "lower_bound_s" not in t or t["lower_bound_s"] <= t["latency_s"] * (1 + 1e-9)
+else:
+    assert d["lower_bound_covers"] == "throughput_driven"
+    assert d["lower_bound_s"] <= d["latency_s"] * (1 + 1e-9)
+' "$tmp/out"
+expect 0 "none, latency objective" -- optimise "$src/models/cifar10_quick.onnx" --board zedboard --optimiser none --json
+check "none: the latency-driven minimal point" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["latency_driven"]
+assert all(b["coarse"] == 1 and b["macc"] == 1 for b in d["blocks"] if b["kind"] == "Convolution")
+assert len(d["schedule"]) >= 5 and d["stopped_early"] is False
+' "$tmp/out"
+
 finish
