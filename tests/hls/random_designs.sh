@@ -19,7 +19,11 @@ fi
 "$cnnmap" optimise "$model" --board "$board" --backend nn2fpga -o "$tmp/base.json" >/dev/null || exit 1
 passed=0 failed=0
 for seed in $(seq 1 "$n"); do
-  /usr/bin/python3 - "$tmp/base.json" "$tmp/d$seed.json" "$seed" <<'PY'
+  # A draw whose parts do not fit the board together (evaluate: exit 3) is not a valid
+  # design: up to 10 draws per seed.
+  found=0
+  for draw in $(seq 0 9); do
+    /usr/bin/python3 - "$tmp/base.json" "$tmp/d$seed.json" "$((seed * 100 + draw))" <<'PY'
 import json, random, sys
 d = json.load(open(sys.argv[1]))
 rng = random.Random(int(sys.argv[3]))
@@ -39,9 +43,15 @@ for s in d.get("skip_connections", []):  # new factors: evaluate sizes the skip 
     s.pop("fifo", None)
 json.dump(d, open(sys.argv[2], "w"), indent=1)
 PY
-  what="seed $seed"
-  if ! "$cnnmap" evaluate "$tmp/d$seed.json" >"$tmp/eval.txt" 2>&1; then
-    failed=$((failed + 1)); echo "FAIL: seed $seed: evaluate refused the design: $(head -1 "$tmp/eval.txt")"; continue
+    "$cnnmap" evaluate "$tmp/d$seed.json" >"$tmp/eval.txt" 2>&1
+    rc=$?
+    [ "$rc" -eq 3 ] && continue
+    [ "$rc" -eq 0 ] && found=1
+    break
+  done
+  what="seed $seed (draw $draw)"
+  if [ "$found" -eq 0 ]; then
+    failed=$((failed + 1)); echo "FAIL: $what: evaluate refused the design: $(head -1 "$tmp/eval.txt")"; continue
   fi
   rm -rf "$tmp/p"
   if "$cnnmap" export "$tmp/d$seed.json" --format hls -o "$tmp/p" --test-vectors "$vectors" --seed "$seed" >/dev/null 2>"$tmp/err" &&
