@@ -304,18 +304,30 @@ static bool one_move(anneal *a, double k)
     return true;
 }
 
+/* Whether the time limit has passed (checked between moves too: on a large network one
+ * temperature step is many moves of O(nodes) each). */
+static bool past_limit(anneal *a)
+{
+    if (!a->out_of_time && cm_seconds_now() - a->start > a->limit_s)
+        a->out_of_time = true;
+    return a->out_of_time;
+}
+
 static void temperature_step(anneal *a, double k)
 {
     int done = 0;
     for (int tries = 0; done < a->moves_per_step && tries < a->moves_per_step * ANNEAL_ATTEMPTS;
-         tries++)
+         tries++) {
+        if ((tries & 63) == 63 && past_limit(a))
+            return;
         done += one_move(a, k);
+    }
 }
 
 static void show_progress(anneal *a, double k)
 {
     double t = cm_seconds_now() - a->start;
-    a->out_of_time = t > a->limit_s;
+    past_limit(a);
     double cooled = log(ANNEAL_K_START / k) / log(ANNEAL_K_START / ANNEAL_K_MIN);
     double fraction = (a->stale + cooled) / ANNEAL_PATIENCE;
     if (t / a->limit_s > fraction)

@@ -2,7 +2,7 @@
 # Regression tests of issue 21 for multi, overlay and exact: a multi design file is
 # data (its inputs never reach an option parser), multi and overlay stop at
 # --time-limit and say so, a board with 10^12+ DSPs does not stall the overlay, and
-# exact, rule and none on 10,000 layers (fpgaConvNet's latency-driven alternative
+# exact, rule, anneal and none on 10,000 layers (fpgaConvNet's latency-driven alternative
 # included) neither run out of memory nor past the time limit.
 # usage: test_reliability_multi.sh CNNMAP SHARED_DIR SOURCE_DIR
 set -u
@@ -253,6 +253,13 @@ d = json.load(open(sys.argv[1]))["latency_driven"]
 assert d["stopped_early"] is False and len(d["schedule"]) == 10000, len(d["schedule"])
 assert all(b["coarse"] == 1 for b in d["blocks"] if b["kind"] == "Convolution")
 ' "$tmp/out"
+  # anneal checks the limit between moves: one temperature step on 10,000 nodes is
+  # thousands of moves of O(nodes) each
+  for b in fpgaconvnet finn hls4ml; do
+    within $((6 * slow)) "anneal on chain10k, $b" optimise "$tmp/chain10k.onnx" --board zc706 \
+      --backend "$b" --optimiser anneal --time-limit 5 --quiet
+    check "anneal on chain10k, $b: exit 0, not $rc" test "$rc" -eq 0
+  done
   # rule cut short long before its starting cuts are done: 10,000 one-DSP layers in one
   # partition do not fit, and the message must not read as a proof.
   "$cnnmap" optimise "$tmp/chain10k.onnx" --board zc706 --backend hls4ml --optimiser rule \
