@@ -124,7 +124,7 @@ static void print_section(const cm_design *d, const cm_latency_choice *o, bool s
         print_sdf(ld);
 }
 
-static void print_choice(const cm_latency_choice *o)
+static void print_choice(const cm_latency_choice *o, const cm_design_run *run)
 {
     if (o->chose_latency && !isfinite(o->partitioned_s))
         printf("\nchosen       latency-driven: %.6g ms; the throughput-driven design does not "
@@ -136,6 +136,8 @@ static void print_choice(const cm_latency_choice *o)
     else
         printf("\nchosen       throughput-driven: %.6g ms (latency-driven %.6g ms)\n",
                o->partitioned_s * 1e3, o->status == CM_OK ? o->ld.latency_s * 1e3 : INFINITY);
+    if (run->result.has_lower_bound)
+        printf("(the lower bound above covers the throughput-driven designs only)\n");
 }
 
 /* ---- JSON ---- */
@@ -323,7 +325,7 @@ int cm_cli_latency_report(const cm_design *d, const cm_design_run *run,
         rc = cm_cli_print_design(d, run, false, output);
         if (rc == CM_OK) {
             print_section(d, &o, a->sdf);
-            print_choice(&o);
+            print_choice(&o, run);
             rc = fflush(stdout) != 0 ? CM_EINTERNAL : rc;
         }
     }

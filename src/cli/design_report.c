@@ -137,7 +137,8 @@ int cm_cli_report_design(const cm_design *d, const cm_design_run *run, bool json
     const cm_design_options *o = cm_design_options_of(d);
     /* At batch 1 on fpgaConvNet the latency-driven flow (weights reloading, one
      * reference architecture) competes with the partitioned design; its search is
-     * deterministic, so `evaluate` re-runs it and prints what `optimise` printed. */
+     * deterministic when it ends before its time limit, so `evaluate` re-runs it and
+     * prints what `optimise` printed (a design file for it is issue 13's). */
     bool chose_latency = false;
     cm_violation v;
     int rc;

@@ -123,6 +123,8 @@ else:
     assert d["lower_bound_covers"] == "throughput_driven"
     assert d["lower_bound_s"] <= d["latency_s"] * (1 + 1e-9)
 ' "$tmp/out"
+expect 0 "exact, latency objective, text" -- optimise "$src/models/cifar10_quick.onnx" --board zedboard --optimiser exact
+check "the text says what the lower bound covers" grep -q "the lower bound above covers the throughput-driven designs only" "$tmp/out"
 expect 0 "none, latency objective" -- optimise "$src/models/cifar10_quick.onnx" --board zedboard --optimiser none --json
 check "none: the latency-driven minimal point" /usr/bin/python3 -c '
 import json, sys
