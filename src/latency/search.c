@@ -13,7 +13,8 @@
  *    while fitting, until none does.
  * f_in follows from the banks, and the other blocks' streams from the rule in
  * evaluate.c. Ties keep the first point found, so the result is deterministic. A time
- * limit ends every loop at its next step with the best point so far (stopped early).
+ * limit ends every loop at its next step with the best point so far (stopped early),
+ * or the minimal point below when nothing found so far fits.
  * The minimal search takes every weight layer alone, every folding 1 and the smallest
  * banks that fit. */
 #include "latency/latency_internal.h"
@@ -464,6 +465,10 @@ cm_status cm_lat_search(const cm_lat_net *net, const cm_lat_machine *m,
             st = enumerate_cuts(&s, cut, err);
         else
             st = hill_climb(&s, cut, err);
+        /* Cut short before anything fitted: the minimal point is the one most likely to
+         * fit, so that a slow machine gets a worse design rather than none. */
+        if (st == CM_OK && s.stopped && !s.best.feasible)
+            st = minimal(&s, cut, err);
     }
     free(cut);
     r->cut = s.best.cut;
