@@ -154,7 +154,7 @@ static void sweep_banks(search *s, trial *t, int b, double *best, int best_f[3])
     const cm_resources *avail = &s->m->avail;
     int full = cm_lat_full_bank(&t->a, s->m, &t->f, b);
     int64_t units = (int64_t)t->f.coarse[b] * t->f.macc[b];
-    for (int bank = 1; bank <= full && units * bank <= avail->bram18; bank++) {
+    for (int bank = 1; bank <= full && units * bank <= avail->bram18 && !out_of_time(s); bank++) {
         t->f.bank[b] = bank;
         double lat = run(s, t);
         if (lat < *best) {
@@ -173,7 +173,7 @@ static cm_status exhaustive(search *s, trial *t, int b, cm_error *err)
     double best = INFINITY;
     int best_f[3] = {1, 1, 1};
     for (int i = 0; st == CM_OK && i < nm && !out_of_time(s); i++)
-        for (int j = 0; j < nn && (int64_t)nv[j] * mv[i] <= s->m->avail.dsp; j++) {
+        for (int j = 0; j < nn && (int64_t)nv[j] * mv[i] <= s->m->avail.dsp && !out_of_time(s); j++) {
             t->f.coarse[b] = nv[j];
             t->f.macc[b] = mv[i];
             sweep_banks(s, t, b, &best, best_f);
@@ -285,7 +285,7 @@ static void greedy_steps(search *s, trial *t, const block_bps *bps)
         step_choice best = cur;
         best.block = -1;
         best.score = 0.0;
-        for (int b = 0; b < t->a.n_blocks; b++)
+        for (int b = 0; b < t->a.n_blocks && !out_of_time(s); b++)
             if (t->a.kind[b] == CM_LATENCY_CONV)
                 try_block_steps(s, t, &bps[b], b, &cur, &best);
         if (best.block < 0)
@@ -299,9 +299,15 @@ static cm_status greedy(search *s, trial *t, cm_error *err)
 {
     block_bps *bps = calloc((size_t)t->a.n_blocks, sizeof *bps);
     cm_status st = bps ? CM_OK : cm_error_nomem(err);
+    /* the set-up costs a pass over the layers per block: a network of thousands of
+     * uncut layers has thousands of blocks */
     for (int b = 0; st == CM_OK && b < t->a.n_blocks; b++) {
         if (t->a.kind[b] != CM_LATENCY_CONV)
             continue;
+        if (out_of_time(s)) {
+            t->f.bank[b] = 1;
+            continue;
+        }
         st = block_breakpoints(t, b, 0, &bps[b].n_bp, &bps[b].n_count, err);
         if (st == CM_OK)
             st = block_breakpoints(t, b, 1, &bps[b].m_bp, &bps[b].m_count, err);

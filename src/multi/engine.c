@@ -17,9 +17,11 @@
 
 /* The smallest cap of the sweep: below 3% of a board no network of interest fits. */
 #define SMALLEST_CAP 0.03
-/* What a front point gets at least, once the fronts' time is used up: enough for a
- * small network's whole search, a start on a large one's. */
-#define MIN_POINT_S 0.1
+/* What a front point gets at least, once the fronts' time is used up: a small
+ * network's whole search even on a loaded machine (LeNet's takes up to 0.3 s under
+ * ASan with both cores busy; cut short, its small engines go missing and six LeNets no
+ * longer fit), a start on a large one's. */
+#define MIN_POINT_S 1.0
 
 void cm_mt_engine_free(cm_multi_engine *e)
 {
