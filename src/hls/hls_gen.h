@@ -56,6 +56,9 @@ typedef struct hg_ctx {
     cm_error *err;
 } hg_ctx;
 
+/* The index of the design's skip connection of the add named `name`, or -1. */
+int hg_design_skip(const struct cm_nn2fpga_result *design, const char *name);
+
 /* Packings and residual adds' skip depths; CM_EINPUT for a shape no block takes. */
 cm_status hg_plan(hg_ctx *g);
 /* Fills g->streams and g->tasks (the top function's body). */

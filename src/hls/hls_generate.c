@@ -156,6 +156,14 @@ static void plan_packings(hg_ctx *g)
 
 /* ---- skip FIFO depths ---- */
 
+int hg_design_skip(const cm_nn2fpga_result *design, const char *name)
+{
+    for (int k = 0; design && k < design->n_skips; k++)
+        if (strcmp(design->skips[k].name, name) == 0)
+            return k;
+    return -1;
+}
+
 static bool windowed(hl_kind k)
 {
     return k == HL_CONV || k == HL_DWCONV || k == HL_MAXPOOL;
@@ -248,10 +256,8 @@ static int first_op_after(const hg_ctx *g, int from, int fork)
 static bool can_reuse(const hg_ctx *g, const hg_add *a, int main_t, int skip_t)
 {
     const hl_op *add = &g->net->op[a->op];
-    bool optimised = false;
-    for (int k = 0; g->design && k < g->design->n_skips; k++)
-        if (strcmp(g->design->skips[k].name, add->name) == 0)
-            optimised = g->design->skips[k].optimised;
+    int k = hg_design_skip(g->design, add->name);
+    bool optimised = k >= 0 && g->design->skips[k].optimised;
     if (!optimised || main_t == a->fork)
         return false;
     const hl_op *m = &g->net->op[first_op_after(g, main_t, a->fork)];
@@ -317,9 +323,9 @@ static cm_status plan_add(hg_ctx *g, int op_index, hg_add *a)
     }
     a->depth = worst * (channels / fp.cp);
     /* A design may give the FIFO more room than it needs (its loader refuses less). */
-    for (int k = 0; g->design && k < g->design->n_skips; k++)
-        if (strcmp(g->design->skips[k].name, op->name) == 0 && g->design->skips[k].fifo_words > a->depth)
-            a->depth = g->design->skips[k].fifo_words;
+    int k = hg_design_skip(g->design, op->name);
+    if (k >= 0 && g->design->skips[k].fifo_words > a->depth)
+        a->depth = g->design->skips[k].fifo_words;
     return CM_OK;
 }
 

@@ -494,14 +494,6 @@ static int64_t skip_word_activations(const project *p, const hg_add *add)
     return m ? (int64_t)m->ow_par * m->ich_par : (int64_t)fp->p * fp->cp;
 }
 
-static int design_skip(const cm_nn2fpga_result *r, const char *name)
-{
-    for (int k = 0; k < r->n_skips; k++)
-        if (strcmp(r->skips[k].name, name) == 0)
-            return k;
-    return -1;
-}
-
 static void record_skips(project *p)
 {
     for (int a = 0; a < p->g.n_adds && p->summary->n_skips < 64; a++) {
@@ -513,7 +505,7 @@ static void record_skips(project *p)
         s->reuse = add->reuse;
         s->depth_words = add->depth;
         s->activations = add->depth * skip_word_activations(p, add);
-        int i = design_skip(&p->d->result, op->name);
+        int i = hg_design_skip(&p->d->result, op->name);
         const cm_nn2fpga_skip *k = i >= 0 ? &p->d->result.skips[i] : NULL;
         if (k)
             s->design_activations = k->fifo_words > 0 ? k->fifo_words * k->fifo_word_activations
@@ -589,7 +581,7 @@ cm_status cm_hls_size_skips(cm_nn2fpga_design *d, cm_error *err)
     cm_status st = plan(&p);
     for (int a = 0; st == CM_OK && a < p.g.n_adds; a++) {
         const hg_add *add = &p.g.adds[a];
-        int i = design_skip(r, p.lowered->net.op[add->op].name);
+        int i = hg_design_skip(r, p.lowered->net.op[add->op].name);
         if (i < 0) {
             st = cm_error_set(err, CM_EINTERNAL, "%s: add %s is not a skip connection of the design",
                               p.origin, p.lowered->net.op[add->op].name);

@@ -538,7 +538,7 @@ static cm_status read_fifo(n2_reader *r, json_t *e, cm_nn2fpga_result *res)
     char where[96];
     snprintf(where, sizeof where, "skip connection %.64s: fifo: ", name);
     if (!json_is_object(fifo))
-        return cm_error_set(r->err, CM_EINPUT, "%s: %s must be an object", r->path, where);
+        return cm_error_set(r->err, CM_EINPUT, "%s: %smust be an object", r->path, where);
     if ((st = get_int(r, fifo, where, "words", 1, N2_FACTOR_MAX, &words)) != CM_OK)
         return st;
     for (int k = 0; k < res->n_skips; k++) {

@@ -165,6 +165,13 @@ edit "$d" "$tmp/e11.json" 'd["skip_connections"][0]["fifo"]["words"] = "many"'
 expect 2 "evaluate: FIFO words not a number" -- evaluate "$tmp/e11.json"
 check "names the skip and the key" err_has 'skip connection Add_0: fifo: "words" must be an integer'
 
+edit "$d" "$tmp/e12.json" 'd["skip_connections"][1]["fifo"] = 64'
+expect 2 "evaluate: fifo not an object" -- evaluate "$tmp/e12.json"
+check "names the skip and says what fifo must be" err_has 'skip connection Add_1: fifo: must be an object'
+edit "$d" "$tmp/e13.json" 'd["skip_connections"][2]["name"] = "Add_9"'
+expect 2 "evaluate: a skip connection the model does not have" -- evaluate "$tmp/e13.json"
+check "names the unknown skip connection" err_has 'skip connection Add_9: no such residual add in the model'
+
 head -c 300 "$d" >"$tmp/trunc.json"
 expect 2 "evaluate: truncated file" -- evaluate "$tmp/trunc.json"
 expect 2 "export: truncated file" -- export "$tmp/trunc.json" --format report-md -o "$tmp/edit.md"
