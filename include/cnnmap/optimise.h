@@ -25,6 +25,9 @@ typedef enum cm_optimiser {
 const char *cm_optimiser_name(cm_optimiser o);
 cm_status cm_optimiser_parse(const char *name, cm_optimiser *out, cm_error *err);
 
+/* rule's time limit when none is given (also what fpgaConvNet's two flows share) */
+#define CM_RULE_DEFAULT_TIME_LIMIT_S 60.0
+
 typedef struct cm_optimise_options {
     cm_optimiser optimiser;
     uint64_t seed;

@@ -7,9 +7,8 @@
 #include <cnnmap/design.h>
 #include <cnnmap/design_io.h>
 #include <cnnmap/latency.h>
+#include <cnnmap/optimise.h>
 
-/* rule's own default (src/optimise/rule.c), shared by the two flows of one command */
-#define CHOOSE_DEFAULT_LIMIT_S 60.0
 /* what the flow gets when the partitioned search used the whole limit: its first points */
 #define CHOOSE_MIN_LIMIT_S 0.001
 
@@ -22,7 +21,7 @@ void cm_latency_choose(const cm_design *partitioned, const cm_design_run *run,
     lo.clock_mhz = cm_design_options_of(partitioned)->clock_mhz;
     lo.search = run->optimiser == CM_OPTIMISER_NONE ? CM_LATENCY_SEARCH_MINIMAL
                                                     : CM_LATENCY_SEARCH_RULE;
-    double limit = run->time_limit_s > 0 ? run->time_limit_s : CHOOSE_DEFAULT_LIMIT_S;
+    double limit = run->time_limit_s > 0 ? run->time_limit_s : CM_RULE_DEFAULT_TIME_LIMIT_S;
     lo.time_limit_s = fmax(limit - run->result.time_s, CHOOSE_MIN_LIMIT_S);
     c->status = cm_latency_optimise(cm_design_graph(partitioned), cm_design_board(partitioned),
                                     &lo, &c->ld, &c->err);

@@ -307,7 +307,7 @@ cm_status cm_optimise_rule(cm_design *d, const cm_optimise_options *o, cm_optimi
     s.n_sorted = calloc((size_t)n, sizeof *s.n_sorted);
     /* SAMO's rule has no stopping time; large graphs with long matching chains (FINN's
      * MobileNetV2) can take minutes, so it stops at the time limit, 60 s by default. */
-    s.deadline = cm_seconds_now() + (o->time_limit_s > 0 ? o->time_limit_s : 60.0);
+    s.deadline = cm_seconds_now() + (o->time_limit_s > 0 ? o->time_limit_s : CM_RULE_DEFAULT_TIME_LIMIT_S);
     cm_status st = s.before && s.best && s.sorted && s.n_sorted ? CM_OK : cm_error_nomem(err);
     if (st != CM_OK) {
         rule_free(&s, n);
