@@ -237,8 +237,9 @@ EOF
     check "exact on $name: the note says the time limit stopped it" grep -q 'time limit' "$tmp/out" "$tmp/err"
   done
   # The latency-driven flow's hill climb over 9,999 cuts stops with the rest of the
-  # command and says so; --optimiser none costs only its minimal point.
-  within $((6 * slow)) "rule on chain10k, latency objective" optimise "$tmp/chain10k.onnx" \
+  # command and says so; --optimiser none costs only its minimal point. The 5 s limits
+  # below get 2 s of slack: ctest runs beside other tests on two cores (6.2 s seen).
+  within $((7 * slow)) "rule on chain10k, latency objective" optimise "$tmp/chain10k.onnx" \
     --board zc706 --optimiser rule --time-limit 5 --json --quiet
   check "rule on chain10k: the latency-driven search stopped early" $py -c '
 import json, sys
@@ -256,7 +257,7 @@ assert all(b["coarse"] == 1 for b in d["blocks"] if b["kind"] == "Convolution")
   # anneal checks the limit between moves: one temperature step on 10,000 nodes is
   # thousands of moves of O(nodes) each
   for b in fpgaconvnet finn hls4ml; do
-    within $((6 * slow)) "anneal on chain10k, $b" optimise "$tmp/chain10k.onnx" --board zc706 \
+    within $((7 * slow)) "anneal on chain10k, $b" optimise "$tmp/chain10k.onnx" --board zc706 \
       --backend "$b" --optimiser anneal --time-limit 5 --quiet
     check "anneal on chain10k, $b: exit 0, not $rc" test "$rc" -eq 0
   done
