@@ -26,6 +26,12 @@ cm_status cm_export_format_parse(const char *name, cm_export_format *out, cm_err
  * does not match the design's backend is CM_EUSAGE. */
 cm_status cm_export(const cm_design *d, cm_export_format f, const char *path, cm_error *err);
 
+/* Reads an nn2FPGA design file (cm_nn2fpga_design_load) and writes its report-md (its
+ * HLS project is cm_hls_export's, <cnnmap/hls.h>); any other format is CM_EINPUT saying
+ * which apply. */
+cm_status cm_export_nn2fpga_file(const char *design_path, const char *format, const char *path,
+                                 cm_error *err);
+
 #ifdef __cplusplus
 }
 #endif

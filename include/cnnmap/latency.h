@@ -26,9 +26,11 @@ extern "C" {
 
 typedef enum cm_latency_search {
     CM_LATENCY_SEARCH_RULE,   /* the deterministic search below (search.c) */
-    CM_LATENCY_SEARCH_MINIMAL /* no search: every weight layer its own subgraph, every
-                               * folding 1 and the smallest banks that fit (--optimiser
-                               * none) */
+    CM_LATENCY_SEARCH_MINIMAL, /* no search: every weight layer its own subgraph, every
+                                * folding 1 and the smallest banks that fit (--optimiser
+                                * none) */
+    CM_LATENCY_SEARCH_EXACT    /* the lowest latency of the space with a proven lower bound
+                                * (--optimiser exact) */
 } cm_latency_search;
 
 typedef struct cm_latency_options {
@@ -103,6 +105,9 @@ typedef struct cm_latency_design {
     uint64_t evaluations;       /* design points costed by the search */
     double time_s;              /* search time */
     bool stopped_early;         /* the time limit ended the search before its own criterion */
+    bool has_lower_bound;       /* exact search: no point of the space is below lower_bound_s */
+    double lower_bound_s;
+    bool optimal;               /* exact search proved latency_s optimal (within its gap) */
 } cm_latency_design;
 
 /* Searches cuts, f_in and foldings for the lowest latency (eq. 7) that fits the board.
@@ -141,6 +146,10 @@ typedef struct cm_latency_choice {
     cm_latency_design ld;
     double partitioned_s;    /* the partitioned design's latency; INFINITY when it does not fit */
     bool chose_latency;
+    /* A bound over the union of both spaces: set when both searches proved one (exact);
+     * lower_bound_s <= the chosen latency. */
+    bool has_lower_bound;
+    double lower_bound_s;
 } cm_latency_choice;
 
 /* Runs the latency-driven flow for the design's graph, board and clock and compares.

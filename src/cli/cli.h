@@ -24,6 +24,7 @@ int cm_cli_evaluate(int argc, char **argv);
 int cm_cli_export(int argc, char **argv);
 int cm_cli_multi(int argc, char **argv);
 int cm_cli_run(int argc, char **argv);
+int cm_cli_compare(int argc, char **argv);
 /* export --format report-md of a `multi -o` design file: maps its inputs again and
  * writes the Markdown report. Returns an exit code. */
 int cm_cli_multi_export_md(const char *design_path, const char *out);
@@ -42,6 +43,7 @@ extern const char cm_cli_evaluate_usage[];
 extern const char cm_cli_export_usage[];
 extern const char cm_cli_multi_usage[];
 extern const char cm_cli_run_usage[];
+extern const char cm_cli_compare_usage[];
 
 struct cm_design;
 struct cm_design_run;

@@ -21,6 +21,8 @@ static const cm_cli_command commands[] = {
      cm_cli_evaluate},
     {"export", "write a design as a backend's configuration", cm_cli_export_usage, cm_cli_export},
     {"multi", "map several networks onto one FPGA (f-CNNx)", cm_cli_multi_usage, cm_cli_multi},
+    {"compare", "map a model onto every architecture, side by side", cm_cli_compare_usage,
+     cm_cli_compare},
     {"run", "execute a model on the CPU (reference executor)", cm_cli_run_usage, cm_cli_run},
 };
 

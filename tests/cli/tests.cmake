@@ -29,3 +29,7 @@ add_test(NAME cli_hls_resnet8_a8w8
 add_test(NAME hls_random_designs_resnet8
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/hls/random_designs.sh $<TARGET_FILE:cnnmap_cli>
           ${CM_SHARED_DIR}/models/resnet8_a8w8b16.onnx kv260 2 ${CMAKE_CXX_COMPILER} 3)
+# `cnnmap compare`: every architecture side by side (issue 13).
+add_test(NAME cli_compare
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_compare_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_SHARED_DIR} ${CM_TEST_MODELS_DIR})

@@ -1,0 +1,40 @@
+/* The architectures a design can be, and which one a design file holds: every design
+ * file names its kind in its "format" key, so `evaluate` and `export` can hand a file to
+ * its architecture's reader before reading anything else. */
+#include <cnnmap/map.h>
+
+#include <jansson.h>
+#include <string.h>
+
+static const char *const names[CM_ARCH_COUNT] = {"streaming", "latency_driven", "nn2fpga",
+                                                 "overlay", "multi"};
+
+/* the "format" of each architecture's design file */
+static const char *const formats[CM_ARCH_COUNT] = {
+    "cnnmap-design", "cnnmap-latency-design", "cnnmap-nn2fpga-design", "cnnmap-overlay-design",
+    "cnnmap-multi-design"};
+
+const char *cm_architecture_name(cm_architecture a)
+{
+    return a >= 0 && a < CM_ARCH_COUNT ? names[a] : "unknown";
+}
+
+cm_status cm_design_file_architecture(const char *path, cm_architecture *out, cm_error *err)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    if (!root)
+        return cm_error_set(err, CM_EINPUT, "%s: %s", path,
+                            jerr.line < 0 ? "cannot read the file" : "not a JSON design file");
+    const char *format = json_string_value(json_object_get(root, "format"));
+    cm_status st = cm_error_set(err, CM_EINPUT, "%s: not a cnnmap design file (no known \"format\")",
+                                path);
+    for (int a = 0; format && a < CM_ARCH_COUNT; a++)
+        if (strcmp(format, formats[a]) == 0) {
+            *out = (cm_architecture)a;
+            cm_error_clear(err);
+            st = CM_OK;
+        }
+    json_decref(root);
+    return st;
+}
