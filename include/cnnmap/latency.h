@@ -43,9 +43,12 @@ typedef struct cm_latency_options {
     int exhaustive_cuts;     /* enumerate every cut vector up to 2^this; beyond, hill-climb */
     cm_latency_search search;
     double time_limit_s;     /* > 0: the search returns its best point after this long */
+    double exact_gap;        /* exact search: stops once latency <= bound * (1 + this);
+                              * 0.01 by default, 0 proves the optimum */
 } cm_latency_options;
 
-/* Clock and bandwidth from the board, batch 1, 16 bits, reloading and folding on, 8. */
+/* Clock and bandwidth from the board, batch 1, 16 bits, reloading and folding on, 8,
+ * exact gap 1%. */
 void cm_latency_options_init(cm_latency_options *o);
 
 typedef enum cm_latency_block_kind {
@@ -154,7 +157,7 @@ typedef struct cm_latency_choice {
 
 /* Runs the latency-driven flow for the design's graph, board and clock and compares.
  * The run that optimised the partitioned design sets the flow's search (optimiser none:
- * the minimal point; any other: the rule search) and its time: what is left of the
+ * the minimal point; exact: the exact search; any other: the rule search) and its time: what is left of the
  * run's limit (or of rule's 60 s default). Never fails as a whole: the flow's failure
  * is recorded in c. */
 void cm_latency_choose(const struct cm_design *partitioned, const struct cm_design_run *run,
@@ -162,6 +165,61 @@ void cm_latency_choose(const struct cm_design *partitioned, const struct cm_desi
 void cm_latency_choice_free(cm_latency_choice *c);
 
 const char *cm_latency_block_kind_name(cm_latency_block_kind k); /* "Convolution", ... */
+
+/* ---- latency-driven design files (src/latency/design_io.c) ----
+ * A latency-driven design is written as its point (the cuts, by the name of the weight
+ * layer each comes before, and per block of the reference architecture those cuts give:
+ * name, kind, coarse, macc, bank_bram18), its options, the run that found it and its
+ * figures for human readers. Reading re-derives every figure with cm_latency_evaluate
+ * from the point, without searching: blocks other than the cuts give are CM_EINPUT,
+ * as are values out of range; a point that breaks a constraint (the board's resources,
+ * a bank too small for a layer's weights) is CM_EINFEASIBLE naming the block or
+ * resource. A hand-edited file is checked, never trusted. */
+
+typedef struct cm_latency_file {
+    char *model_path;   /* as recorded: absolute when optimise wrote it */
+    char *board_ref;    /* a built-in board's name or a board file's absolute path */
+    cm_graph *graph;
+    cm_board board;
+    cm_latency_options options; /* search: the run's (rule, minimal or exact) */
+    cm_latency_design design;   /* evaluations, time_s, stopped_early and the lower bound
+                                 * are the file's records of the run */
+} cm_latency_file;
+
+/* Writes d (costed for g on board with o) to path atomically. model_path and board_ref
+ * are recorded as the streaming design file records them. */
+cm_status cm_latency_design_save(const char *path, const char *model_path, const char *board_ref,
+                                 const cm_graph *g, const cm_latency_options *o,
+                                 const cm_latency_design *d, cm_error *err);
+cm_status cm_latency_design_load(const char *path, cm_latency_file *out, cm_error *err);
+void cm_latency_file_free(cm_latency_file *f);
+/* The file's "format" is a latency-driven design's. */
+bool cm_latency_is_design_file(const char *path);
+
+/* The design a choice chose, with what `evaluate` needs to print the same comparison
+ * without searching: a latency-driven design file holding the partitioned design too,
+ * or the partitioned design's streaming design file with the latency-driven
+ * alternative's point, figures and the reason it was not chosen ("latency_driven", an
+ * optional key cm_design_load ignores). */
+cm_status cm_latency_choice_save(const struct cm_design *partitioned,
+                                 const struct cm_design_run *run, const cm_latency_choice *c,
+                                 const char *path, cm_error *err);
+/* A latency-driven design file, or a streaming design file of fpgaConvNet on the
+ * latency objective with weights reloading: the files cm_latency_choice_load reads. */
+bool cm_latency_is_choice_file(const char *path);
+/* Reads either back: the partitioned design as cm_design_load does and the
+ * latency-driven one from its point. A streaming file without the alternative (written
+ * before it was recorded) gives a choice with status CM_EINPUT saying so. */
+cm_status cm_latency_choice_load(const char *path, struct cm_design **partitioned,
+                                 struct cm_design_run *run, cm_latency_choice *c, cm_error *err);
+
+/* The Markdown report of a latency-driven design (export --format report-md): options,
+ * figures, the reference architecture and the schedule of subgraphs. */
+cm_status cm_latency_export_report_md(const cm_latency_file *f, const char *path, cm_error *err);
+/* fpgaConvNet's configuration of the design (export --format fpgaconvnet): the reference
+ * architecture's layers with their coarse and fine factors, and the schedule of
+ * subgraphs that reuse it, each with the layers it runs and its input folding. */
+cm_status cm_latency_export_fpgaconvnet(const cm_latency_file *f, const char *path, cm_error *err);
 
 #ifdef __cplusplus
 }

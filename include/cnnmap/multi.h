@@ -78,6 +78,27 @@ typedef struct cm_multi_subgraph {
     uint64_t macs;
 } cm_multi_subgraph;
 
+/* One block of an engine's reference architecture as the latency-driven flow sizes it
+ * (cm_latency_block): conv blocks have coarse units of macc MACC units and weight banks
+ * of bank_bram BRAM18; the other blocks only streams (coarse), macc 1 and bank 0. */
+typedef struct cm_multi_block {
+    char name[24];                /* "conv0", "pool1", ... in the architecture's order */
+    int coarse, macc, bank_bram;
+} cm_multi_block;
+
+/* An engine as a concrete latency-driven design point (cm_latency_point by names): what
+ * a design file records so that the engine can be costed again without a search. */
+typedef struct cm_multi_point {
+    int n_cuts;
+    char **cuts;                  /* the weight layers (graph names) a subgraph starts at,
+                                   * the first subgraph's excepted */
+    int n_folds;
+    char **fold_layers;           /* weight layers split over their input maps ... */
+    int *folds;                   /* ... into this many passes (f_in > 1) */
+    int n_blocks;
+    cm_multi_block *blocks;       /* the blocks some subgraph uses */
+} cm_multi_point;
+
 /* One design point on a network's Pareto front. */
 typedef struct cm_multi_engine {
     double latency_s;             /* eq. 2: every subgraph in turn, batch 1 */
@@ -88,6 +109,7 @@ typedef struct cm_multi_engine {
     cm_multi_subgraph *subgraphs;
     int n_blocks;                 /* blocks of its reference architecture */
     int dsp_coarse;               /* sum of coarse x MACC units over its conv blocks */
+    cm_multi_point point;         /* the latency-driven design it is */
 } cm_multi_engine;
 
 /* One entry of the schedule and the slot table (eq. 7). */
@@ -136,7 +158,9 @@ typedef struct cm_multi_model {
     double baseline_fps, baseline_gops;
     int baseline_engine;
     int n_front;
-    cm_multi_engine *front;       /* Pareto front, fastest first */
+    cm_multi_engine *front;       /* Pareto front, fastest first (a loaded design: its
+                                   * engine and its baseline engine only) */
+    int front_size;               /* points the search found on the front */
 } cm_multi_model;
 
 typedef struct cm_multi_result {
@@ -144,7 +168,7 @@ typedef struct cm_multi_result {
     cm_multi_scheduler scheduler;
     char board[CM_BOARD_TEXT_MAX];
     double bandwidth_gbps, clock_mhz;
-    int word_bits, burst_length;
+    int word_bits, burst_length, max_slots;
     double words_per_cycle;       /* off-chip words per clock cycle at B_mem */
     int n_models;
     cm_multi_model *models;
@@ -238,16 +262,37 @@ cm_status cm_multi_map_request(const cm_multi_request *q, cm_multi_result **out,
  * field. Relative model and board paths are taken from the design file's folder. */
 cm_status cm_multi_request_read(const char *design_path, cm_multi_request *q, cm_error *err);
 
-/* `export --format report-md` of a multi design file: maps its inputs again and
- * writes the Markdown report to out_path (whole or not at all). Every failure names
- * the design file; a design that cannot be read or mapped is CM_EINPUT. */
+/* Whether path is a JSON file whose "format" is "cnnmap-multi-design". */
+bool cm_multi_is_design_file(const char *path);
+
+/* Reads a design file written by `multi -o` (version 2) and derives its figures again
+ * from its models and board without any search: each recorded engine is costed by the
+ * latency-driven flow at its recorded point (cm_latency_evaluate), the recorded
+ * schedule (start times and slow-downs of a cyclic one, shares of a rate-partitioned
+ * one) gives the period, each network's fps and GOp/s, the slot table and the
+ * objective, and the contention-unaware baseline's engines are costed the same way.
+ * Search facts (front sizes, joint points, stopped early, ILP optimality) are read as
+ * recorded. CM_EINPUT naming the file and field for anything missing, mistyped, out of
+ * range or inconsistent (version 1 files record no design points); CM_EINFEASIBLE
+ * naming the network, engine, resource or subgraph for a broken constraint: the engines
+ * together over the board, a schedule naming an engine or subgraph that does not
+ * exist, missing or repeating one, overlapping runs of one engine, running a subgraph
+ * before the one it follows, exceeding B_mem, shares over the whole bandwidth, or (fps
+ * objective) a network below the frame rate the design reached towards its target. */
+cm_status cm_multi_design_load(const char *path, cm_multi_result **out, cm_error *err);
+
+/* `export --format report-md` of a multi design file: the loaded design's report
+ * (cm_multi_design_load; a version 1 file's inputs are mapped again, as before version
+ * 2), written to out_path whole or not at all. Every failure names the design file; a
+ * design that cannot be read is CM_EINPUT, a broken constraint CM_EINFEASIBLE. */
 cm_status cm_multi_export_report_md(const char *design_path, const char *out_path,
                                     cm_error *err);
 
 /* ---- reports ---- */
 
-/* The design file written by `multi -o`: engines, schedule and slot table, and, when
- * q is given, its inputs (absolute paths). NULL on out-of-memory; the caller frees it. */
+/* The design file written by `multi -o` (version 2): engines with their design points,
+ * schedule and slot table, options, the search's facts and, when q is given, its inputs
+ * (absolute paths). NULL on out-of-memory; the caller frees it. */
 char *cm_multi_design_json_inputs(const cm_multi_result *r, const cm_multi_request *q);
 /* The same without the inputs. */
 char *cm_multi_design_json(const cm_multi_result *r);

@@ -25,9 +25,12 @@ int cm_cli_export(int argc, char **argv);
 int cm_cli_multi(int argc, char **argv);
 int cm_cli_run(int argc, char **argv);
 int cm_cli_compare(int argc, char **argv);
-/* export --format report-md of a `multi -o` design file: maps its inputs again and
- * writes the Markdown report. Returns an exit code. */
+/* export --format report-md of a `multi -o` design file: the loaded design's (a
+ * version 1 file's inputs mapped again) Markdown report. Returns an exit code. */
 int cm_cli_multi_export_md(const char *design_path, const char *out);
+/* evaluate of a `multi -o` design file: the figures and tables multi printed, from the
+ * loaded design (cm_multi_design_load). Returns an exit code. */
+int cm_cli_multi_evaluate(const char *design_path, bool json);
 /* export of an nn2FPGA design file (export_nn2fpga.c): report-md; the streaming
  * backends' formats are refused (exit 2). Returns an exit code. */
 int cm_cli_export_nn2fpga(const char *design_path, const char *format, const char *output);

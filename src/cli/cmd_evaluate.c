@@ -4,20 +4,38 @@
 #include <stdio.h>
 
 #include <cnnmap/design_io.h>
+#include <cnnmap/latency.h>
+#include <cnnmap/map.h>
+#include <cnnmap/multi.h>
 #include <cnnmap/nn2fpga.h>
 
 #include "cli/cli.h"
+#include "cli/latency_report.h"
 #include "cli/nn2fpga_report.h"
+#include "cli/overlay_report.h"
 
 const char cm_cli_evaluate_usage[] =
     "usage: cnnmap evaluate DESIGN.json [--json] [--sdf]\n\n"
-    "Reads a design file written by 'cnnmap optimise -o' (or edited by hand), rebuilds the\n"
-    "design from the model and board it names, checks every constraint and prints the same\n"
-    "figures and tables as optimise. A broken constraint is reported by node and constraint\n"
-    "with exit code 3. An nn2FPGA design (--backend nn2fpga) is rebuilt with its recorded\n"
-    "options and every layer's recorded unroll factors, without searching.\n\n"
+    "Reads a design file (or one edited by hand) of any architecture: a streaming design or\n"
+    "a latency-driven fpgaConvNet design (optimise -o), an nn2FPGA design (optimise --backend\n"
+    "nn2fpga -o), an overlay design (overlay -o) or several networks' design (multi -o).\n"
+    "Rebuilds it from the model and board it names with the recorded decisions, without\n"
+    "searching, checks every constraint and prints the same figures and tables as the\n"
+    "command that wrote it. A broken constraint is reported by node, layer, block or\n"
+    "resource with exit code 3.\n\n"
     "  --json   print the summary object of cli.md instead of tables\n"
     "  --sdf    with the latency-driven fpgaConvNet design: its SDF matrices too\n";
+
+static int evaluate_nn2fpga(const char *path, bool json)
+{
+    cm_error err = {0};
+    cm_nn2fpga_design n2;
+    if (cm_nn2fpga_design_load(path, &n2, &err) != CM_OK)
+        return cm_cli_fail(&err);
+    int rc = cm_cli_nn2fpga_print(&n2, json);
+    cm_nn2fpga_design_free(&n2);
+    return rc;
+}
 
 int cm_cli_evaluate(int argc, char **argv)
 {
@@ -41,16 +59,22 @@ int cm_cli_evaluate(int argc, char **argv)
                                                              : "more than one design given");
     const char *path = argv[optind];
     cm_error err = {0};
-    if (cm_nn2fpga_is_design_file(path)) {
-        /* The recorded factors are applied, not searched for again; load checks every
-         * constraint (exit 3 names the layer or resource). */
-        cm_nn2fpga_design n2;
-        if (cm_nn2fpga_design_load(path, &n2, &err) != CM_OK)
-            return cm_cli_fail(&err);
-        int rc = cm_cli_nn2fpga_print(&n2, json);
-        cm_nn2fpga_design_free(&n2);
-        return rc;
+    /* Each architecture's reader re-derives the figures from the recorded decisions,
+     * without searching, and checks every constraint (exit 3 names the node, layer,
+     * block or resource). A file that names no architecture goes to the streaming
+     * reader, whose messages say what is wrong with it. */
+    cm_architecture arch = CM_ARCH_STREAMING;
+    cm_design_file_architecture(path, &arch, &err);
+    switch (arch) {
+    case CM_ARCH_MULTI: return cm_cli_multi_evaluate(path, json);
+    case CM_ARCH_NN2FPGA: return evaluate_nn2fpga(path, json);
+    case CM_ARCH_OVERLAY: return cm_cli_overlay_evaluate(path, json);
+    case CM_ARCH_LATENCY_DRIVEN: return cm_cli_latency_evaluate(path, json, sdf);
+    default: break;
     }
+    /* fpgaConvNet on the latency objective: the file records both flows' designs */
+    if (cm_latency_is_choice_file(path))
+        return cm_cli_latency_evaluate(path, json, sdf);
     cm_design *d = NULL;
     cm_design_run run;
     if (cm_design_load(path, &d, &run, &err) != CM_OK)

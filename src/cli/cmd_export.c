@@ -8,14 +8,20 @@
 #include <cnnmap/design_io.h>
 #include <cnnmap/export.h>
 #include <cnnmap/hls.h>
+#include <cnnmap/latency.h>
+#include <cnnmap/map.h>
 #include <cnnmap/nn2fpga.h>
 
 #include "cli/cli.h"
+#include "cli/latency_report.h"
+#include "cli/overlay_report.h"
 
 const char cm_cli_export_usage[] =
     "usage: cnnmap export DESIGN.json --format F -o PATH [--force] [--test-vectors N]\n\n"
     "Writes a design file as the configuration a backend consumes:\n"
-    "  fpgaconvnet  fpgaConvNet's partition and layer JSON (coarse and fine factors)\n"
+    "  fpgaconvnet  fpgaConvNet's partition and layer JSON (coarse and fine factors); for a\n"
+    "               latency-driven design, the reference architecture's layers and the\n"
+    "               subgraphs that reuse it\n"
     "  finn         a FINN folding configuration (PE, SIMD, ram_style per node name)\n"
     "  hls4ml       an hls4ml configuration with a ReuseFactor per layer\n"
     "  hls          (an nn2FPGA design) a folder PATH with the HLS C++ project: the\n"
@@ -24,21 +30,13 @@ const char cm_cli_export_usage[] =
     "               simulation against `cnnmap run` (bit-identical or exit 1).\n"
     "               --force replaces a non-empty PATH; --test-vectors N (default 10)\n"
     "               and --seed S choose the random test frames\n"
-    "  report-md    a Markdown report; for a design file of 'cnnmap multi', with the\n"
-    "               schedule and the hardware scheduler's slot table; for an nn2FPGA\n"
-    "               design (optimise --backend nn2fpga -o), the layers' unroll factors\n"
-    "               and the skip buffers\n"
+    "  report-md    a Markdown report of any architecture's design: for 'cnnmap multi',\n"
+    "               with the schedule and the hardware scheduler's slot table; for\n"
+    "               nn2FPGA, the layers' unroll factors and the skip buffers; for the\n"
+    "               latency-driven design, its reference architecture and schedule of\n"
+    "               subgraphs; for the overlay, the array and each layer's algorithm\n"
+    "Formats that do not apply to a design's architecture are refused (exit 2).\n"
     "The design must satisfy every constraint (see 'cnnmap evaluate').\n";
-
-/* A design file of `cnnmap multi` (its "format" says so). */
-static bool is_multi_design(const char *path)
-{
-    json_t *root = json_load_file(path, 0, NULL);
-    const char *format = json_string_value(json_object_get(root, "format"));
-    bool multi = format && strcmp(format, "cnnmap-multi-design") == 0;
-    json_decref(root);
-    return multi;
-}
 
 int cm_cli_export(int argc, char **argv)
 {
@@ -77,20 +75,28 @@ int cm_cli_export(int argc, char **argv)
                                                            : "more than one design given");
     if (!format || !output)
         return cm_cli_usage_error("export", "--format and -o are required");
+    const char *path = argv[optind];
+    cm_error err = {0};
+    /* Each architecture has the formats that apply to it; a file that names no
+     * architecture goes to the streaming reader, whose messages say what is wrong. */
+    cm_architecture arch = CM_ARCH_STREAMING;
+    cm_design_file_architecture(path, &arch, &err);
+    if (arch == CM_ARCH_OVERLAY) /* before hls: no format but report-md applies */
+        return cm_cli_export_overlay(path, format, output);
+    if (arch == CM_ARCH_LATENCY_DRIVEN) /* formats of its own, hls refused */
+        return cm_cli_export_latency(path, format, output);
     if (strcmp(format, "hls") == 0) /* a folder, not a file */
-        return cm_cli_export_hls(argv[optind], output, &hls);
+        return cm_cli_export_hls(path, output, &hls);
     rc = cm_cli_check_output("export", "-o", output);
     if (rc != CM_OK)
         return rc;
-    const char *path = argv[optind];
     /* Before the format is parsed: an nn2FPGA design has formats of its own. */
-    if (cm_nn2fpga_is_design_file(path))
+    if (arch == CM_ARCH_NN2FPGA)
         return cm_cli_export_nn2fpga(path, format, output);
     cm_export_format f;
-    cm_error err = {0};
     if (cm_export_format_parse(format, &f, &err) != CM_OK)
         return cm_cli_usage_error("export", "%s", err.message);
-    if (f == CM_EXPORT_REPORT_MD && is_multi_design(path))
+    if (f == CM_EXPORT_REPORT_MD && arch == CM_ARCH_MULTI)
         return cm_cli_multi_export_md(path, output);
     cm_design *d = NULL;
     cm_design_run run;

@@ -303,6 +303,21 @@ int cm_cli_multi(int argc, char **argv)
     return rc;
 }
 
+int cm_cli_multi_evaluate(const char *design_path, bool json)
+{
+    cm_error err = {0};
+    cm_multi_result *r = NULL;
+    double t0 = cm_seconds_now();
+    if (cm_multi_design_load(design_path, &r, &err) != CM_OK)
+        return cm_cli_fail(&err);
+    multi_args a;
+    memset(&a, 0, sizeof a);
+    a.json = json;
+    int rc = report(&a, r, cm_seconds_now() - t0);
+    cm_multi_result_free(r);
+    return rc;
+}
+
 int cm_cli_multi_export_md(const char *design_path, const char *out)
 {
     cm_error err = {0};

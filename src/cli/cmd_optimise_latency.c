@@ -1,7 +1,9 @@
 /* The latency-driven part of `cnnmap optimise ... --objective latency` on fpgaConvNet:
  * prints the library's choice (cm_latency_choose) between the throughput-driven design
  * the command optimised and the latency-driven one, and the reference architecture, the
- * schedule of subgraphs and, with --sdf, the SDF matrices (text or JSON). */
+ * schedule of subgraphs and, with --sdf, the SDF matrices (text or JSON); writes the
+ * chosen design's file. `evaluate` of that file prints the same from the choice read
+ * back (cm_latency_choice_load), without searching. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -117,11 +119,21 @@ static void print_section(const cm_design *d, const cm_latency_choice *o, bool s
            h->bram18, r->lut, h->lut, r->ff, h->ff);
     printf("search       %" PRIu64 " design points, %.3f s%s\n", ld->evaluations, ld->time_s,
            ld->stopped_early ? ", stopped early by the time limit (the best point found)" : "");
+    if (ld->has_lower_bound)
+        printf("lower bound  %.6g ms (gap %.3g%%, latency-driven designs%s)\n",
+               ld->lower_bound_s * 1e3,
+               ld->lower_bound_s > 0 ? 100.0 * (ld->latency_s / ld->lower_bound_s - 1.0) : 0.0,
+               ld->optimal ? "; optimal within the search's gap" : "");
     print_fin(d, ld);
     print_blocks(ld);
     print_schedule(d, ld);
     if (sdf)
         print_sdf(ld);
+}
+
+static double chosen_latency(const cm_latency_choice *o)
+{
+    return o->chose_latency ? o->ld.latency_s : o->partitioned_s;
 }
 
 static void print_choice(const cm_latency_choice *o, const cm_design_run *run)
@@ -138,6 +150,9 @@ static void print_choice(const cm_latency_choice *o, const cm_design_run *run)
                o->partitioned_s * 1e3, o->status == CM_OK ? o->ld.latency_s * 1e3 : INFINITY);
     if (run->result.has_lower_bound)
         printf("(the lower bound above covers the throughput-driven designs only)\n");
+    if (o->has_lower_bound && o->lower_bound_s <= chosen_latency(o))
+        printf("lower bound  %.6g ms (gap %.3g%%) over both flows\n", o->lower_bound_s * 1e3,
+               o->lower_bound_s > 0 ? 100.0 * (chosen_latency(o) / o->lower_bound_s - 1.0) : 0.0);
 }
 
 /* ---- JSON ---- */
@@ -250,6 +265,10 @@ static json_t *latency_json(const cm_design *d, const cm_latency_choice *o, bool
     cm_cli_json_put(j, "evaluations", json_integer((json_int_t)ld->evaluations), &ok);
     cm_cli_json_put(j, "time_s", json_real(ld->time_s), &ok);
     cm_cli_json_put(j, "stopped_early", json_boolean(ld->stopped_early), &ok);
+    if (ld->has_lower_bound) {
+        cm_cli_json_put(j, "lower_bound_s", json_real(ld->lower_bound_s), &ok);
+        cm_cli_json_put(j, "optimal", json_boolean(ld->optimal), &ok);
+    }
     if (sdf)
         cm_cli_json_put(j, "sdf", sdf_json(ld), &ok);
     return cm_cli_json_finish(j, ok);
@@ -283,6 +302,30 @@ static bool adopt_latency(json_t *obj, const cm_latency_choice *o)
     return ok;
 }
 
+/* The chosen design's file: a latency-driven design file, or the streaming design file
+ * with the latency-driven alternative recorded. */
+static int save_choice(const cm_design *d, const cm_design_run *run, const cm_latency_choice *o,
+                       const char *output)
+{
+    cm_error err = {0};
+    if (output && cm_latency_choice_save(d, run, o, output, &err) != CM_OK)
+        return cm_cli_fail(&err);
+    return CM_OK;
+}
+
+/* A bound over both flows' spaces replaces the partitioned one; it is printed only
+ * below the chosen latency (the invariant of cli.md). */
+static void put_lower_bound(json_t *obj, const cm_latency_choice *o, bool *ok)
+{
+    if (o->has_lower_bound && o->lower_bound_s <= chosen_latency(o)) {
+        json_t *covers = json_pack("[ss]", "throughput_driven", "latency_driven");
+        cm_cli_json_put(obj, "lower_bound_s", json_real(o->lower_bound_s), ok);
+        cm_cli_json_put(obj, "lower_bound_covers", covers, ok);
+    } else if (json_object_get(obj, "lower_bound_s")) {
+        cm_cli_json_put(obj, "lower_bound_covers", json_string("throughput_driven"), ok);
+    }
+}
+
 static int print_json(const cm_design *d, const cm_design_run *run, const cm_latency_choice *o, bool sdf,
                       const char *output)
 {
@@ -290,19 +333,34 @@ static int print_json(const cm_design *d, const cm_design_run *run, const cm_lat
     if (!obj)
         return cm_cli_print_json(NULL);
     bool ok = !o->chose_latency || adopt_latency(obj, o);
-    if (json_object_get(obj, "lower_bound_s"))
-        cm_cli_json_put(obj, "lower_bound_covers", json_string("throughput_driven"), &ok);
+    put_lower_bound(obj, o, &ok);
     cm_cli_json_put(obj, "chosen",
                     json_string(o->chose_latency ? "latency_driven" : "throughput_driven"), &ok);
     cm_cli_json_put(obj, "latency_driven", latency_json(d, o, sdf), &ok);
     if (!(obj = cm_cli_json_finish(obj, ok)))
         return cm_cli_print_json(NULL);
-    int rc = cm_cli_save_design(d, run, output);
+    int rc = save_choice(d, run, o, output);
     if (rc != CM_OK) {
         json_decref(obj);
         return rc;
     }
     return cm_cli_print_json(obj);
+}
+
+static int print_report(const cm_design *d, const cm_design_run *run, const cm_latency_choice *o,
+                        bool json, bool sdf, const char *output)
+{
+    if (json)
+        return print_json(d, run, o, sdf, output);
+    int rc = save_choice(d, run, o, output);
+    if (rc == CM_OK)
+        rc = cm_cli_print_design(d, run, false, NULL);
+    if (rc == CM_OK) {
+        print_section(d, o, sdf);
+        print_choice(o, run);
+        rc = fflush(stdout) != 0 ? CM_EINTERNAL : rc;
+    }
+    return rc;
 }
 
 int cm_cli_latency_report(const cm_design *d, const cm_design_run *run,
@@ -318,17 +376,23 @@ int cm_cli_latency_report(const cm_design *d, const cm_design_run *run,
     *chose_latency = o.chose_latency;
     /* Written only when the command succeeds: the chosen design is feasible. */
     const char *output = o.chose_latency || partitioned_ok ? a->output : NULL;
-    int rc;
-    if (a->json) {
-        rc = print_json(d, run, &o, a->sdf, output);
-    } else {
-        rc = cm_cli_print_design(d, run, false, output);
-        if (rc == CM_OK) {
-            print_section(d, &o, a->sdf);
-            print_choice(&o, run);
-            rc = fflush(stdout) != 0 ? CM_EINTERNAL : rc;
-        }
-    }
+    int rc = print_report(d, run, &o, a->json, a->sdf, output);
     cm_latency_choice_free(&o);
+    return rc;
+}
+
+int cm_cli_latency_evaluate(const char *path, bool json, bool sdf)
+{
+    cm_design *d = NULL;
+    cm_design_run run;
+    cm_latency_choice o;
+    cm_error err = {0};
+    if (cm_latency_choice_load(path, &d, &run, &o, &err) != CM_OK)
+        return cm_cli_fail(&err);
+    int rc = print_report(d, &run, &o, json, sdf, NULL);
+    if (rc == CM_OK)
+        rc = cm_cli_design_outcome(d, &run, path, o.chose_latency);
+    cm_latency_choice_free(&o);
+    cm_design_free(d);
     return rc;
 }

@@ -136,9 +136,9 @@ int cm_cli_report_design(const cm_design *d, const cm_design_run *run, bool json
 {
     const cm_design_options *o = cm_design_options_of(d);
     /* At batch 1 on fpgaConvNet the latency-driven flow (weights reloading, one
-     * reference architecture) competes with the partitioned design; its search is
-     * deterministic when it ends before its time limit, so `evaluate` re-runs it and
-     * prints what `optimise` printed (a design file for it is issue 13's). */
+     * reference architecture) competes with the partitioned design; the chosen design's
+     * file records both, so `evaluate` prints the comparison again without searching
+     * (cm_cli_latency_evaluate). */
     bool chose_latency = false;
     cm_violation v;
     int rc;
@@ -150,10 +150,17 @@ int cm_cli_report_design(const cm_design *d, const cm_design_run *run, bool json
         /* A design that breaks a constraint fails the command, so it is not written. */
         rc = cm_cli_print_design(d, run, json, cm_design_check(d, &v, 1) == 0 ? output : NULL);
     }
-    if (rc == CM_OK && !chose_latency)
-        rc = cm_cli_design_violations(d, run, origin);
-    if (rc == CM_OK && chose_latency && cm_design_check(d, &v, 1) > 0)
+    return rc == CM_OK ? cm_cli_design_outcome(d, run, origin, chose_latency) : rc;
+}
+
+int cm_cli_design_outcome(const cm_design *d, const cm_design_run *run, const char *origin,
+                          bool chose_latency)
+{
+    cm_violation v;
+    if (!chose_latency)
+        return cm_cli_design_violations(d, run, origin);
+    if (cm_design_check(d, &v, 1) > 0)
         fprintf(stderr, "cnnmap: warning: %s: the partitioned design breaks a constraint (%s); "
                         "the latency-driven design was chosen\n", origin, v.message);
-    return rc;
+    return CM_OK;
 }

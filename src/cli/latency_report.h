@@ -27,4 +27,19 @@ typedef struct cm_cli_latency_args {
 int cm_cli_latency_report(const struct cm_design *d, const struct cm_design_run *run,
                           const cm_cli_latency_args *a, bool *chose_latency);
 
+/* `evaluate` of a file cm_latency_is_choice_file accepts: the choice read back, printed
+ * as optimise printed it (text or JSON, sdf as --sdf), without searching. Returns an
+ * exit code. */
+int cm_cli_latency_evaluate(const char *path, bool json, bool sdf);
+
+/* After a design was printed: the partitioned design's broken constraint fails the
+ * command unless the latency-driven design was chosen (then it is a warning). Returns
+ * an exit code. */
+int cm_cli_design_outcome(const struct cm_design *d, const struct cm_design_run *run,
+                          const char *origin, bool chose_latency);
+
+/* `export` of a latency-driven design file: report-md or fpgaconvnet; the other formats
+ * are refused (exit 2). Returns an exit code. */
+int cm_cli_export_latency(const char *path, const char *format, const char *output);
+
 #endif

@@ -4,6 +4,7 @@
 #include <cnnmap/design_io.h>
 #include <cnnmap/model.h>
 
+#include "design/design_file.h"
 #include "design/design_internal.h"
 #include "design/design_json.h"
 #include "util/json_file.h"
@@ -19,7 +20,7 @@
 
 /* json_pack fails as a whole when any value is missing (out of memory) or is a real
  * jansson refuses (not finite), so no key can silently go missing from the file. */
-static json_t *design_file_json(const cm_design *d, const cm_design_run *run)
+json_t *cm_design_file_json(const cm_design *d, const cm_design_run *run)
 {
     json_t *report = cm_design_report_json(d, run);
     if (!report)
@@ -58,7 +59,7 @@ static json_t *design_file_json(const cm_design *d, const cm_design_run *run)
 cm_status cm_design_save(const cm_design *d, const cm_design_run *run, const char *path,
                          cm_error *err)
 {
-    json_t *o = design_file_json(d, run);
+    json_t *o = cm_design_file_json(d, run);
     cm_status st = cm_json_file_write(path, o, JSON_INDENT(1) | JSON_REAL_PRECISION(17), err);
     json_decref(o);
     return st;
@@ -326,19 +327,21 @@ static cm_status check_format(reader *r)
     if (strcmp(json_string_value(format), "cnnmap-nn2fpga-design") == 0)
         return bad(r, "an nn2FPGA design, not a streaming design (cm_nn2fpga_design_load reads it)",
                    NULL);
+    if (strcmp(json_string_value(format), "cnnmap-latency-design") == 0)
+        return bad(r, "a latency-driven fpgaConvNet design, not a streaming design "
+                      "(cm_latency_design_load reads it)", NULL);
     if (strcmp(json_string_value(format), CM_DESIGN_FORMAT) != 0)
         return cm_error_set(r->err, CM_EINPUT, "%s: not a cnnmap design file (format '%.64s')",
                             r->path, json_string_value(format));
     return CM_OK;
 }
 
-cm_status cm_design_load(const char *path, cm_design **out, cm_design_run *run, cm_error *err)
+cm_status cm_design_load_json(const char *path, json_t *root, cm_design **out, cm_design_run *run,
+                             cm_error *err)
 {
     *out = NULL;
-    reader r = {.path = path, .err = err};
-    cm_status st = load_json(&r);
-    if (st == CM_OK && !json_is_object(r.root))
-        st = bad(&r, "a design file holds one JSON object", NULL);
+    reader r = {.path = path, .root = root, .err = err};
+    cm_status st = json_is_object(r.root) ? CM_OK : bad(&r, "a design file holds one JSON object", NULL);
     if (st == CM_OK)
         st = check_format(&r);
     cm_design *d = NULL;
@@ -348,11 +351,21 @@ cm_status cm_design_load(const char *path, cm_design **out, cm_design_run *run, 
         st = build_design(&r, &d);
     if (st == CM_OK)
         st = read_nodes(&r, d);
-    json_decref(r.root);
     if (st != CM_OK) {
         cm_design_free(d);
         return st;
     }
     *out = d;
     return CM_OK;
+}
+
+cm_status cm_design_load(const char *path, cm_design **out, cm_design_run *run, cm_error *err)
+{
+    *out = NULL;
+    reader r = {.path = path, .err = err};
+    cm_status st = load_json(&r);
+    if (st == CM_OK)
+        st = cm_design_load_json(path, r.root, out, run, err);
+    json_decref(r.root);
+    return st;
 }

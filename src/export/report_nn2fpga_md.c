@@ -80,12 +80,7 @@ static cm_status write_md(const cm_nn2fpga_design *d, const char *output, cm_err
     md_summary(&b, d);
     md_layers(&b, &d->result);
     md_skips(&b, &d->result);
-    char *text = cm_strbuf_take(&b);
-    if (!text)
-        return cm_error_nomem(err);
-    cm_status st = cm_write_file_atomic(output, text, strlen(text), err);
-    free(text);
-    return st;
+    return cm_strbuf_write_atomic(&b, output, err);
 }
 
 cm_status cm_export_nn2fpga_file(const char *design_path, const char *format,

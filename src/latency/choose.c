@@ -12,6 +12,14 @@
 /* what the flow gets when the partitioned search used the whole limit: its first points */
 #define CHOOSE_MIN_LIMIT_S 0.001
 
+/* The partitioned search's bound on its own space: INFINITY when it proved that nothing
+ * fits; false when it proved none. */
+static bool partitioned_bound(const cm_design_run *run, double *lb)
+{
+    *lb = run->result.proven_infeasible ? INFINITY : run->result.lower_bound_s;
+    return run->result.proven_infeasible || run->result.has_lower_bound;
+}
+
 void cm_latency_choose(const cm_design *partitioned, const cm_design_run *run,
                        cm_latency_choice *c)
 {
@@ -19,14 +27,20 @@ void cm_latency_choose(const cm_design *partitioned, const cm_design_run *run,
     cm_latency_options lo;
     cm_latency_options_init(&lo);
     lo.clock_mhz = cm_design_options_of(partitioned)->clock_mhz;
-    lo.search = run->optimiser == CM_OPTIMISER_NONE ? CM_LATENCY_SEARCH_MINIMAL
-                                                    : CM_LATENCY_SEARCH_RULE;
+    lo.search = run->optimiser == CM_OPTIMISER_NONE    ? CM_LATENCY_SEARCH_MINIMAL
+                : run->optimiser == CM_OPTIMISER_EXACT ? CM_LATENCY_SEARCH_EXACT
+                                                       : CM_LATENCY_SEARCH_RULE;
     double limit = run->time_limit_s > 0 ? run->time_limit_s : CM_RULE_DEFAULT_TIME_LIMIT_S;
     lo.time_limit_s = fmax(limit - run->result.time_s, CHOOSE_MIN_LIMIT_S);
     c->status = cm_latency_optimise(cm_design_graph(partitioned), cm_design_board(partitioned),
                                     &lo, &c->ld, &c->err);
     c->partitioned_s = cm_design_feasible(partitioned) ? cm_design_cost(partitioned) : INFINITY;
     c->chose_latency = c->status == CM_OK && c->ld.latency_s < c->partitioned_s;
+    double part_lb;
+    if (c->status == CM_OK && c->ld.has_lower_bound && partitioned_bound(run, &part_lb)) {
+        c->has_lower_bound = true;
+        c->lower_bound_s = fmin(part_lb, c->ld.lower_bound_s);
+    }
 }
 
 void cm_latency_choice_free(cm_latency_choice *c)

@@ -186,12 +186,7 @@ static bool schedule(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat
 
 /* ---- block resources ---- */
 
-typedef struct block_size {
-    int rows, cols, channels, kernel[2], pad[4];
-    bool has_bias, used;
-} block_size;
-
-static void size_add(block_size *z, const cm_lat_layer *l, int channels)
+void cm_lat_size_add(cm_lat_size *z, const cm_lat_layer *l, int channels)
 {
     z->used = true;
     if (l->rows > z->rows) z->rows = l->rows;
@@ -204,7 +199,7 @@ static void size_add(block_size *z, const cm_lat_layer *l, int channels)
     z->has_bias |= l->has_bias;
 }
 
-static void fcn_sized(cm_fcn_layer *x, cm_fcn_kind kind, const block_size *z, int word_bits)
+static void fcn_sized(cm_fcn_layer *x, cm_fcn_kind kind, const cm_lat_size *z, int word_bits)
 {
     cm_fcn_layer_init(x, kind);
     x->rows = z->rows;
@@ -220,7 +215,7 @@ static void fcn_sized(cm_fcn_layer *x, cm_fcn_kind kind, const block_size *z, in
 /* A conv block is fpgaConvNet's HLS convolution with one filter per coarse unit (so
  * coarse_out = N, fine = m); its weight memory is then replaced by the block's banks:
  * N * m banks of `bank` BRAM18 each, one per MACC unit. */
-static cm_resources conv_resources(const block_size *z, int coarse, int macc, int bank, int wb)
+cm_resources cm_lat_conv_res(const cm_lat_size *z, int coarse, int macc, int bank, int wb)
 {
     cm_fcn_layer x;
     fcn_sized(&x, CM_FCN_CONV, z, wb);
@@ -234,14 +229,14 @@ static cm_resources conv_resources(const block_size *z, int coarse, int macc, in
     return c.res;
 }
 
-static cm_resources block_resources(cm_latency_block_kind k, const block_size *z,
+static cm_resources block_resources(cm_latency_block_kind k, const cm_lat_size *z,
                                     const cm_lat_fold *f, int b, int wb)
 {
     cm_resources none = {0};
     if (!z->used)
         return none;
     if (k == CM_LATENCY_CONV)
-        return conv_resources(z, f->coarse[b], f->macc[b], f->bank[b], wb);
+        return cm_lat_conv_res(z, f->coarse[b], f->macc[b], f->bank[b], wb);
     if (k != CM_LATENCY_POOL)
         return none; /* pointwise and accumulation layers cost nothing in the model (2.4e) */
     cm_fcn_layer x;
@@ -254,7 +249,7 @@ static cm_resources block_resources(cm_latency_block_kind k, const block_size *z
 }
 
 static void resources(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
-                      cm_lat_eval *e, block_size *sizes)
+                      cm_lat_eval *e, cm_lat_size *sizes)
 {
     memset(sizes, 0, (size_t)a->n_blocks * sizeof *sizes);
     memset(e->block_layers, 0, (size_t)a->n_blocks * sizeof *e->block_layers);
@@ -263,7 +258,7 @@ static void resources(const cm_lat_arch *a, const cm_lat_machine *m, const cm_la
             const cm_lat_step *s = &e->subs[si].steps[k];
             const cm_lat_layer *l = &a->net->l[s->layer];
             int folds = s->kind == CM_LATENCY_CONV ? e->subs[si].folds : 1;
-            size_add(&sizes[s->block], l, l->nin / folds);
+            cm_lat_size_add(&sizes[s->block], l, l->nin / folds);
             e->block_layers[s->block]++;
         }
     memset(&e->res, 0, sizeof e->res);
@@ -277,7 +272,7 @@ static void resources(const cm_lat_arch *a, const cm_lat_machine *m, const cm_la
 
 /* ---- timing ---- */
 
-static double entry_ii(const cm_lat_entry *x)
+double cm_lat_entry_ii(const cm_lat_entry *x)
 {
     double a = x->w_in / x->g_in, b = x->w_out / x->g_out;
     return a > b ? a : b;
@@ -300,7 +295,7 @@ static double sub_base_ii(const cm_lat_arch *a, const cm_lat_machine *m, const c
         int n = cm_lat_step_entries(&a->net->l[st->layer], st->kind, s->folds, f->coarse[st->block],
                                     f->macc[st->block], e, &depth);
         for (int i = 0; i < n; i++)
-            ii = fmax(ii, entry_ii(&e[i]));
+            ii = fmax(ii, cm_lat_entry_ii(&e[i]));
     }
     return ii;
 }
@@ -326,7 +321,7 @@ static void auto_coarse(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fo
             double depth;
             while (c * 2 <= cap) {
                 cm_lat_step_entries(l, st->kind, s->folds, c, 1, x, &depth);
-                if (entry_ii(&x[0]) <= base)
+                if (cm_lat_entry_ii(&x[0]) <= base)
                     break;
                 c *= 2;
             }
@@ -360,7 +355,7 @@ static void time_sub(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat
         int n = cm_lat_step_entries(l, st->kind, s->folds, f->coarse[st->block], f->macc[st->block],
                                     x, &depth);
         for (int i = 0; i < n; i++)
-            ii = fmax(ii, entry_ii(&x[i]));
+            ii = fmax(ii, cm_lat_entry_ii(&x[i]));
         depth_sum += depth;
         words += step_weight_words(l, st->kind, s->folds);
     }
@@ -379,7 +374,7 @@ static bool fits(const cm_resources *r, const cm_resources *max)
 void cm_lat_evaluate(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold *f,
                      cm_lat_eval *e)
 {
-    block_size sizes[a->n_blocks > 0 ? a->n_blocks : 1];
+    cm_lat_size sizes[a->n_blocks > 0 ? a->n_blocks : 1];
     for (int w = 0; w < a->net->n_weight; w++)
         e->fin[w] = 1;
     bool banks = schedule(a, m, f, e);

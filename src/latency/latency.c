@@ -15,6 +15,7 @@ void cm_latency_options_init(cm_latency_options *o)
     o->weights_reloading = true;
     o->input_folding = true;
     o->exhaustive_cuts = 8;
+    o->exact_gap = 0.01;
 }
 
 const char *cm_latency_block_kind_name(cm_latency_block_kind k)
@@ -145,6 +146,9 @@ cm_status cm_latency_optimise(const cm_graph *g, const cm_board *board,
         st = finish(&net, &m, o, r.cut, &p, out, err);
         out->evaluations = r.evaluations;
         out->stopped_early = r.stopped_early;
+        out->has_lower_bound = r.has_lower_bound;
+        out->lower_bound_s = r.lower_bound;
+        out->optimal = r.optimal;
         cm_lat_search_free(&r);
     }
     cm_lat_net_free(&net);

@@ -1,8 +1,8 @@
 /* The inside of the latency-driven flow, shared by the files of src/latency: the
  * network as a chain of hardware layers (net.c), the subgraph groups and the reference
  * architecture derived from them by pattern matching (arch.c), the cost of one design
- * point on it (evaluate.c), the SDF matrices of the final design (sdf.c) and the
- * search (search.c). */
+ * point on it (evaluate.c), the SDF matrices of the final design (sdf.c), the
+ * search (search.c) and the exact search with its bounds (exact.c, exact_cut.c). */
 #ifndef CM_LATENCY_INTERNAL_H
 #define CM_LATENCY_INTERNAL_H
 
@@ -123,12 +123,25 @@ int cm_lat_full_bank(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat
 void cm_lat_evaluate(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold *f,
                      cm_lat_eval *e);
 
+/* A block's size: the largest of each dimension over the layers scheduled on it. */
+typedef struct cm_lat_size {
+    int rows, cols, channels, kernel[2], pad[4];
+    bool has_bias, used;
+} cm_lat_size;
+
+void cm_lat_size_add(cm_lat_size *z, const cm_lat_layer *l, int channels);
+/* A conv block's resources at size z with N coarse units of m MACCs and banks of
+ * `bank` BRAM18 (the BRAM grows by N * m per bank BRAM18). */
+cm_resources cm_lat_conv_res(const cm_lat_size *z, int coarse, int macc, int bank, int wb);
+
 /* SDF entries of one step: one or two nodes (conv: sliding window and bank), each with
  * its workload and rate on its input arc (negative: consumption) and output arc. */
 typedef struct cm_lat_entry {
     double w_in, g_in, w_out, g_out;
 } cm_lat_entry;
 
+/* An SDF node's interval: the larger of its input and output workloads over rates. */
+double cm_lat_entry_ii(const cm_lat_entry *x);
 int cm_lat_step_entries(const cm_lat_layer *l, cm_latency_block_kind kind, int folds, int coarse,
                         int macc, cm_lat_entry e[2], double *depth);
 /* Words a subgraph reads from and writes to off-chip memory. */
@@ -144,11 +157,18 @@ typedef struct cm_lat_search_result {
     int *coarse, *macc, *bank;
     uint64_t evaluations;
     bool stopped_early;
+    bool has_lower_bound, optimal; /* exact search (exact.c) */
+    double lower_bound;
 } cm_lat_search_result;
 
 cm_status cm_lat_search(const cm_lat_net *net, const cm_lat_machine *m,
                         const cm_latency_options *o, cm_lat_search_result *r, cm_error *err);
 void cm_lat_search_free(cm_lat_search_result *r);
+
+/* The exact search (exact.c): the rule search's point as the first incumbent, then
+ * branch and bound over cut vectors and conv blocks' foldings; fills the bound. */
+cm_status cm_lat_exact(const cm_lat_net *net, const cm_lat_machine *m,
+                       const cm_latency_options *o, cm_lat_search_result *r, cm_error *err);
 
 /* Fills the public design from an evaluated point, with its SDF matrices. */
 cm_status cm_lat_export(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,

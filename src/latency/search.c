@@ -16,7 +16,7 @@
  * limit ends every loop at its next step with the best point so far (stopped early),
  * or the minimal point below when nothing found so far fits.
  * The minimal search takes every weight layer alone, every folding 1 and the smallest
- * banks that fit. */
+ * banks that fit. The exact search (exact.c) starts from this one's point. */
 #include "latency/latency_internal.h"
 
 #include <math.h>
@@ -454,6 +454,8 @@ void cm_lat_search_free(cm_lat_search_result *r)
 cm_status cm_lat_search(const cm_lat_net *net, const cm_lat_machine *m,
                         const cm_latency_options *o, cm_lat_search_result *r, cm_error *err)
 {
+    if (o->search == CM_LATENCY_SEARCH_EXACT)
+        return cm_lat_exact(net, m, o, r, err);
     search s = {.net = net, .m = m, .o = o};
     memset(r, 0, sizeof *r);
     s.best.cut = calloc((size_t)net->n_weight, sizeof *s.best.cut);

@@ -107,7 +107,7 @@ static cm_status schedule_reps(cm_mt_dse *d, const int *idx, const cm_multi_engi
             fps[i] = r[i] / s.period_s;
         *value = cm_mt_objective(&d->goal, fps);
         if (!screen)
-            cm_mt_keep_best(d, idx, *value, fps, &s);
+            cm_mt_keep_best(d, idx, *value, &s);
     }
     cm_multi_schedule_free(&s);
     return st;

@@ -171,8 +171,7 @@ static int baseline_candidate(const cm_mt_dse *d)
 
 /* ---- scheduling one point ---- */
 
-void cm_mt_keep_best(cm_mt_dse *d, const int *idx, double value, const double *fps,
-                      cm_multi_schedule *s)
+void cm_mt_keep_best(cm_mt_dse *d, const int *idx, double value, cm_multi_schedule *s)
 {
     if (d->best_set && !(value < d->best_value * (1.0 - 1e-12)))
         return;
@@ -182,7 +181,6 @@ void cm_mt_keep_best(cm_mt_dse *d, const int *idx, double value, const double *f
     d->best_value = value;
     d->best_set = true;
     memcpy(d->best_idx, idx, (size_t)d->n * sizeof *idx);
-    memcpy(d->best_fps, fps, (size_t)d->n * sizeof *fps);
 }
 
 static cm_status partitioned(cm_mt_dse *d, const int *idx, cm_error *err)
@@ -197,7 +195,7 @@ static cm_status partitioned(cm_mt_dse *d, const int *idx, cm_error *err)
     cm_multi_schedule s;
     cm_status st = cm_mt_partition_schedule(e, d->n, share, d->bandwidth, &s, err);
     if (st == CM_OK)
-        cm_mt_keep_best(d, idx, v, fps, &s);
+        cm_mt_keep_best(d, idx, v, &s);
     cm_multi_schedule_free(&s);
     return st;
 }
@@ -215,15 +213,9 @@ cm_status cm_mt_schedule_point(cm_mt_dse *d, const int *idx, cm_error *err)
 
 static void baseline(cm_mt_dse *d, const int *idx)
 {
-    double fps[d->n];
-    for (int i = 0; i < d->n; i++) {
-        fps[i] = 1.0 / cm_mt_partition_time(engine(d, idx, i), 1.0 / d->n, d->bandwidth);
-        cm_multi_model *m = &d->r->models[i];
-        m->baseline_engine = idx[i];
-        m->baseline_fps = fmin(fps[i], d->goal.cap[i]);
-        m->baseline_gops = m->baseline_fps * m->gop;
-    }
-    d->r->baseline_objective_value = cm_mt_objective(&d->goal, fps);
+    for (int i = 0; i < d->n; i++)
+        d->r->models[i].baseline_engine = idx[i];
+    cm_mt_baseline_figures(d->r, &d->goal);
 }
 
 cm_status cm_mt_explore(cm_mt_dse *d, cm_error *err)

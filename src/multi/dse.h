@@ -28,7 +28,6 @@ typedef struct cm_mt_dse {
     bool best_set;
     double best_value;
     int *best_idx;
-    double *best_fps;
     cm_multi_schedule best;
     int ilp_smallest;            /* ILP: fewest executions of a period seen (refusals) */
     bool ilp_fits;             /* ILP: some period was small enough for it */
@@ -46,8 +45,7 @@ bool cm_mt_out_of_time(cm_mt_dse *d);
 cm_status cm_mt_enumerate(cm_mt_dse *d, cm_error *err);
 cm_status cm_mt_explore(cm_mt_dse *d, cm_error *err);
 /* Takes schedule s (leaving it empty) as the best when its value beats d's. */
-void cm_mt_keep_best(cm_mt_dse *d, const int *idx, double value, const double *fps,
-                     cm_multi_schedule *s);
+void cm_mt_keep_best(cm_mt_dse *d, const int *idx, double value, cm_multi_schedule *s);
 cm_status cm_mt_schedule_point(cm_mt_dse *d, const int *idx, cm_error *err);
 
 /* Cyclic schedules of one point: one per candidate repetition vector; keeps the best

@@ -4,10 +4,12 @@
  * are kept. Each design's subgraphs become the schedulable units of the bandwidth
  * scheduler: the input-folding passes of one layer stay separate (partitioning along
  * the input feature maps) but the final accumulation pass joins the pass before it, so
- * that every unit holds a convolution (or dense) layer. */
+ * that every unit holds a convolution (or dense) layer. Each engine keeps the design
+ * point it is (cuts, foldings and block sizes by name) for the design file. */
 #include "multi/multi_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,10 +25,81 @@
  * longer fit), a start on a large one's. */
 #define MIN_POINT_S 1.0
 
+void cm_mt_point_free(cm_multi_point *p)
+{
+    for (int i = 0; p->cuts && i < p->n_cuts; i++)
+        free(p->cuts[i]);
+    for (int i = 0; p->fold_layers && i < p->n_folds; i++)
+        free(p->fold_layers[i]);
+    free(p->cuts);
+    free(p->fold_layers);
+    free(p->folds);
+    free(p->blocks);
+    memset(p, 0, sizeof *p);
+}
+
 void cm_mt_engine_free(cm_multi_engine *e)
 {
     free(e->subgraphs);
+    cm_mt_point_free(&e->point);
     memset(e, 0, sizeof *e);
+}
+
+/* ---- the design point an engine is ---- */
+
+static cm_status add_name(char **names, int *n, const char *name, cm_error *err)
+{
+    if (!(names[*n] = strdup(name)))
+        return cm_error_nomem(err);
+    (*n)++;
+    return CM_OK;
+}
+
+/* A subgraph that starts at another layer than the one before it starts a group, so
+ * the network is cut there (the passes of a folded layer share its first layer). */
+static cm_status record_cuts(const cm_graph *g, const cm_latency_design *ld, cm_multi_point *p,
+                             cm_error *err)
+{
+    p->cuts = calloc((size_t)ld->n_subgraphs + 1, sizeof *p->cuts);
+    if (!p->cuts)
+        return cm_error_nomem(err);
+    cm_status st = CM_OK;
+    for (int i = 1; st == CM_OK && i < ld->n_subgraphs; i++)
+        if (ld->subgraphs[i].first_layer != ld->subgraphs[i - 1].first_layer)
+            st = add_name(p->cuts, &p->n_cuts, g->layers[ld->subgraphs[i].first_layer].name, err);
+    return st;
+}
+
+static cm_status record_folds(const cm_graph *g, const cm_latency_design *ld, cm_multi_point *p,
+                              cm_error *err)
+{
+    p->fold_layers = calloc((size_t)ld->n_layers + 1, sizeof *p->fold_layers);
+    p->folds = calloc((size_t)ld->n_layers + 1, sizeof *p->folds);
+    if (!p->fold_layers || !p->folds)
+        return cm_error_nomem(err);
+    cm_status st = CM_OK;
+    for (int i = 0; st == CM_OK && i < ld->n_layers; i++)
+        if (ld->fin[i] > 1) {
+            p->folds[p->n_folds] = ld->fin[i];
+            st = add_name(p->fold_layers, &p->n_folds, g->layers[i].name, err);
+        }
+    return st;
+}
+
+static cm_status record_point(const cm_graph *g, const cm_latency_design *ld, cm_multi_point *p,
+                              cm_error *err)
+{
+    p->blocks = calloc((size_t)ld->n_blocks + 1, sizeof *p->blocks);
+    if (!p->blocks)
+        return cm_error_nomem(err);
+    for (int b = 0; b < ld->n_blocks; b++) {
+        const cm_latency_block *x = &ld->blocks[b];
+        cm_multi_block *y = &p->blocks[p->n_blocks++];
+        *y = (cm_multi_block){.coarse = x->coarse, .macc = x->macc, .bank_bram = x->bank_bram};
+        snprintf(y->name, sizeof y->name, "%s", x->name);
+    }
+    cm_status st = record_cuts(g, ld, p, err);
+    return st == CM_OK ? record_folds(g, ld, p, err) : st;
 }
 
 /* Words the subgraph moves through the memory node of its SDF graph (column 0). */
@@ -54,10 +127,15 @@ static void add_pass(const cm_latency_design *ld, const cm_latency_subgraph *s, 
     u->macs += s->macs;
 }
 
-static cm_status engine_of(const cm_latency_design *ld, double word_bytes, double cap,
-                           cm_multi_engine *e, cm_error *err)
+cm_status cm_mt_engine_of(const cm_graph *g, const cm_latency_design *ld, double word_bytes,
+                          double cap, cm_multi_engine *e, cm_error *err)
 {
     memset(e, 0, sizeof *e);
+    cm_status st = record_point(g, ld, &e->point, err);
+    if (st != CM_OK) {
+        cm_mt_engine_free(e);
+        return st;
+    }
     e->subgraphs = calloc((size_t)ld->n_subgraphs + 1, sizeof *e->subgraphs);
     if (!e->subgraphs)
         return cm_error_nomem(err);
@@ -119,6 +197,15 @@ static void pareto(cm_multi_model *m)
         }
 }
 
+void cm_mt_latency_options(const cm_multi_options *o, double bandwidth_gbps, double clock_mhz,
+                           cm_latency_options *lo)
+{
+    cm_latency_options_init(lo);
+    lo->clock_mhz = clock_mhz;
+    lo->bandwidth_gbps = bandwidth_gbps;
+    lo->word_bits = o->word_bits;
+}
+
 static void scaled_board(const cm_board *b, double cap, cm_board *out)
 {
     *out = *b;
@@ -142,7 +229,7 @@ static cm_status sweep_point(const cm_graph *g, const cm_board *board, const cm_
     cm_status st = cm_latency_optimise(g, &scaled, lo, &ld, &local);
     *found = st == CM_OK && ld.feasible;
     if (*found)
-        st = engine_of(&ld, lo->word_bits / 8.0, cap, e, err);
+        st = cm_mt_engine_of(g, &ld, lo->word_bits / 8.0, cap, e, err);
     else if (st == CM_EINFEASIBLE && cap == 1.0)
         *why = local; /* the whole board's reason: reported if nothing fits at all */
     if (st == CM_EINFEASIBLE)
@@ -158,10 +245,7 @@ cm_status cm_mt_front(const cm_graph *g, const cm_board *board, const cm_multi_o
                       cm_error *err)
 {
     cm_latency_options lo;
-    cm_latency_options_init(&lo);
-    lo.clock_mhz = clock_mhz;
-    lo.bandwidth_gbps = bandwidth_gbps;
-    lo.word_bits = o->word_bits;
+    cm_mt_latency_options(o, bandwidth_gbps, clock_mhz, &lo);
     int caps = o->front_caps < 1 ? 1 : o->front_caps;
     m->front = calloc((size_t)caps, sizeof *m->front);
     if (!m->front)

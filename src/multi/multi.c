@@ -70,8 +70,8 @@ static cm_status check(const cm_multi_input *models, int n, const cm_multi_optio
     return CM_OK;
 }
 
-static cm_status new_result(const cm_multi_input *models, int n, const cm_board *b,
-                            const cm_multi_options *o, cm_multi_result **out, cm_error *err)
+cm_status cm_mt_new_result(const cm_multi_input *models, int n, const cm_board *b,
+                           const cm_multi_options *o, cm_multi_result **out, cm_error *err)
 {
     cm_multi_result *r = calloc(1, sizeof *r);
     if (!r || !(r->models = calloc((size_t)n, sizeof *r->models))) {
@@ -88,6 +88,7 @@ static cm_status new_result(const cm_multi_input *models, int n, const cm_board 
     r->word_bits = o->word_bits;
     r->time_limit_s = o->time_limit_s > 0 ? o->time_limit_s : CM_MULTI_DEFAULT_TIME_LIMIT_S;
     r->burst_length = o->burst_length;
+    r->max_slots = o->max_slots;
     r->words_per_cycle = r->bandwidth_gbps * 1e9 / (r->clock_mhz * 1e6) / (o->word_bits / 8.0);
     for (int i = 0; i < n; i++) {
         cm_multi_model *m = &r->models[i];
@@ -116,6 +117,7 @@ static cm_status fronts(const cm_multi_input *models, const cm_board *b, const c
             cm_error_prefix(err, m->name);
             return st;
         }
+        m->front_size = m->n_front;
         m->max_fps = 1.0 / m->front[0].latency_s;
         m->target_fps = m->user_fps > 0 ? fmin(m->user_fps, m->max_fps) : m->max_fps;
     }
@@ -124,29 +126,31 @@ static cm_status fronts(const cm_multi_input *models, const cm_board *b, const c
 }
 
 /* With no joint point fitting: the resource the smallest engines already overflow. */
+static int64_t least(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
 static cm_status no_joint_point(const cm_multi_result *r, const cm_board *b, cm_error *err)
 {
-    static const char *const names[] = {"DSP", "BRAM18", "URAM", "LUT", "FF"};
-    int64_t need[5] = {0};
+    cm_resources need = {0};
     for (int i = 0; i < r->n_models; i++) {
         const cm_multi_model *m = &r->models[i];
-        int64_t least[5] = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+        cm_resources low = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
         for (int k = 0; k < m->n_front; k++) {
             const cm_resources *x = &m->front[k].resources;
-            const int64_t v[5] = {x->dsp, x->bram18, x->uram, x->lut, x->ff};
-            for (int q = 0; q < 5; q++)
-                least[q] = v[q] < least[q] ? v[q] : least[q];
+            low = (cm_resources){least(low.dsp, x->dsp), least(low.bram18, x->bram18),
+                                 least(low.uram, x->uram), least(low.lut, x->lut),
+                                 least(low.ff, x->ff)};
         }
-        for (int q = 0; q < 5; q++)
-            need[q] += least[q];
+        cm_resources_add(&need, &low);
     }
-    const cm_resources *h = &b->resources;
-    const int64_t have[5] = {h->dsp, h->bram18, h->uram, h->lut, h->ff};
-    for (int q = 0; q < 5; q++)
-        if (need[q] > have[q])
-            return cm_error_set(err, CM_EINFEASIBLE, "%d networks do not fit %s: their smallest "
-                                "engines need %" PRId64 " %s of %" PRId64, r->n_models, b->name,
-                                need[q], names[q], have[q]);
+    int64_t needed, have;
+    const char *name = cm_mt_resource_over(&need, &b->resources, &needed, &have);
+    if (name)
+        return cm_error_set(err, CM_EINFEASIBLE, "%d networks do not fit %s: their smallest "
+                            "engines need %" PRId64 " %s of %" PRId64, r->n_models, b->name,
+                            needed, name, have);
     return cm_error_set(err, CM_EINFEASIBLE, "%d networks do not fit %s: no combination of "
                         "their engines fits DSP, BRAM18, LUT and FF at once", r->n_models,
                         b->name);
@@ -163,18 +167,12 @@ static cm_status dse_init(cm_mt_dse *d, const cm_board *b, const cm_multi_option
     d->u = malloc(n * sizeof *d->u);
     d->c = malloc(n * sizeof *d->c);
     d->f = malloc(n * sizeof *d->f);
-    d->best_fps = malloc(n * sizeof *d->best_fps);
     d->best_idx = malloc(n * sizeof *d->best_idx);
     d->twin = malloc(n * sizeof *d->twin);
-    if (!d->norm || !d->cap || !d->u || !d->c || !d->f || !d->best_fps || !d->best_idx ||
+    if (!d->norm || !d->cap || !d->u || !d->c || !d->f || !d->best_idx ||
         !d->twin)
         return cm_error_nomem(err);
-    for (int i = 0; i < d->n; i++) {
-        const cm_multi_model *m = &r->models[i];
-        bool fps = o->objective == CM_MULTI_FPS;
-        d->norm[i] = fps ? m->target_fps : m->max_fps;
-        d->cap[i] = fps ? m->target_fps : INFINITY;
-    }
+    cm_mt_goal_terms(r, d->norm, d->cap);
     d->goal = (cm_mt_goal){d->n, d->norm, d->cap};
     cm_mt_find_twins(d);
     return CM_OK;
@@ -187,7 +185,6 @@ static void dse_free(cm_mt_dse *d)
     free(d->u);
     free(d->c);
     free(d->f);
-    free(d->best_fps);
     free(d->best_idx);
     free(d->twin);
     free(d->cands);
@@ -195,19 +192,16 @@ static void dse_free(cm_mt_dse *d)
     cm_multi_schedule_free(&d->best);
 }
 
+/* The figures come from the chosen schedule itself (figures.c), as a loaded design's
+ * do: the search's own value differs from them only for the ILP, whose period is its
+ * optimum rather than the end of the last execution (within GLPK's tolerance). */
 static void adopt(cm_mt_dse *d, cm_multi_result *r)
 {
-    r->objective_value = d->best_value;
     r->schedule = d->best;
     memset(&d->best, 0, sizeof d->best);
-    for (int i = 0; i < r->n_models; i++) {
-        cm_multi_model *m = &r->models[i];
-        m->engine = d->best_idx[i];
-        m->fps = fmin(d->best_fps[i], d->goal.cap[i]);
-        m->gops = m->fps * m->gop;
-        cm_resources_add(&r->resources, &m->front[m->engine].resources);
-    }
-    cm_mt_slot_table(&r->schedule, d->o, d->bandwidth, r->words_per_cycle, r->word_bits);
+    for (int i = 0; i < r->n_models; i++)
+        r->models[i].engine = d->best_idx[i];
+    cm_mt_schedule_figures(r, &d->goal, d->o);
 }
 
 static cm_status explore(const cm_board *b, const cm_multi_options *o, double deadline,
@@ -252,7 +246,7 @@ cm_status cm_mt_map_since(const cm_multi_input *models, int n, const cm_board *b
     if (st != CM_OK)
         return st;
     cm_multi_result *r = NULL;
-    st = new_result(models, n, board, o, &r, err);
+    st = cm_mt_new_result(models, n, board, o, &r, err);
     if (st == CM_OK)
         st = fronts(models, board, o, t0 + FRONT_SHARE * r->time_limit_s, r, err);
     if (st == CM_OK)

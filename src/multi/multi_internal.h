@@ -2,14 +2,22 @@
  * scheduling instance (every subgraph execution of one period, in chain order per
  * network), the list scheduler and its slow-down search (rcls.c, search.c), the exact
  * ILP (ilp.c), the objectives and the fluid bound (objective.c), the per-network
- * Pareto fronts (engine.c), the rate-partitioned schedules (partition.c) and the
- * design-space exploration tying them together (dse.c). */
+ * Pareto fronts (engine.c), the rate-partitioned schedules (partition.c), the
+ * design-space exploration tying them together (dse.c), the figures of a chosen point
+ * (figures.c) and the engines and schedules of a loaded design file (point.c,
+ * design_load.c). */
 #ifndef CM_MULTI_INTERNAL_H
 #define CM_MULTI_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <cnnmap/latency.h>
 #include <cnnmap/multi.h>
+
+/* The design file's "version": 2 records each engine's design point, the options and
+ * the search's facts, so that a loaded design is costed again without a search;
+ * version 1 files held only the figures and the inputs. */
+#define CM_MT_DESIGN_VERSION 2
 
 /* Slow-downs never go below this: a subgraph a hundred times slower is never useful
  * and the bound keeps every L' finite. */
@@ -129,7 +137,57 @@ cm_status cm_mt_map_since(const cm_multi_input *models, int n, const cm_board *b
                           const cm_multi_options *o, double t0, cm_multi_result **out,
                           cm_error *err);
 
-/* ---- Pareto fronts ---- */
+/* The result a mapping (or a loaded design) fills: each network's name, user target
+ * and GOp from its input, the board's or o's bandwidth and clock. */
+cm_status cm_mt_new_result(const cm_multi_input *models, int n, const cm_board *b,
+                           const cm_multi_options *o, cm_multi_result **out, cm_error *err);
+
+/* Loads q's board and models (g[i] freed on failure); in[i] names each network by its
+ * file's base name. A file that cannot be loaded is CM_EINPUT naming it. */
+cm_status cm_mt_request_load(const cm_multi_request *q, cm_board *board, cm_graph **g,
+                             cm_multi_input *in, cm_error *err);
+void cm_mt_graphs_free(cm_graph **g, int n);
+
+/* ---- figures of a chosen point (figures.c) ---- */
+
+/* The first resource (DSP, BRAM18, URAM, LUT, FF) where need exceeds have: its name,
+ * with both amounts; NULL when need fits. */
+const char *cm_mt_resource_over(const cm_resources *need, const cm_resources *have,
+                                int64_t *needed, int64_t *available);
+
+/* Per network: eq. 5's normaliser and cap (the target fps) or eq. 6's (the maximum fps,
+ * no cap), for r's objective. */
+void cm_mt_goal_terms(const cm_multi_result *r, double *norm, double *cap);
+
+/* Each network's fps and GOp/s under r->schedule with the engines front[engine] (a
+ * cyclic schedule's period, and each engine's cycle, become the end of its last
+ * execution), the objective, the engines' resources and the slot table. */
+void cm_mt_schedule_figures(cm_multi_result *r, const cm_mt_goal *g, const cm_multi_options *o);
+
+/* The contention-unaware baseline's fps, GOp/s and objective: the engines
+ * front[baseline_engine], each on its own DMA with B_mem split evenly. */
+void cm_mt_baseline_figures(cm_multi_result *r, const cm_mt_goal *g);
+
+/* ---- Pareto fronts and engines ---- */
+
+/* The latency-driven flow's options for engines of a mapping. */
+void cm_mt_latency_options(const cm_multi_options *o, double bandwidth_gbps, double clock_mhz,
+                           cm_latency_options *lo);
+
+/* The engine of a latency-driven design of graph g, with the design point it is
+ * (frees e on failure). */
+cm_status cm_mt_engine_of(const cm_graph *g, const cm_latency_design *ld, double word_bytes,
+                          double cap, cm_multi_engine *e, cm_error *err);
+void cm_mt_point_free(cm_multi_point *p);
+
+/* Costs the engine recorded as point p on the whole board (point.c). A point that does
+ * not match the graph (a cut or fold at no weight layer, a block count or name its
+ * architecture does not have, folds the banks do not give) is CM_EINPUT and a bank
+ * that holds no folding of its layer CM_EINFEASIBLE, each message starting
+ * "design_path: field". */
+cm_status cm_mt_engine_at(const cm_graph *g, const cm_board *board, const cm_latency_options *lo,
+                          const cm_multi_point *p, double cap, const char *design_path,
+                          const char *field, cm_multi_engine *e, cm_error *err);
 
 cm_status cm_mt_front(const cm_graph *g, const cm_board *board, const cm_multi_options *o,
                       double bandwidth_gbps, double clock_mhz, cm_multi_model *m, double deadline,

@@ -1,5 +1,6 @@
 /* What a multi-CNN result is written as: the design file of `multi -o` (JSON: the
- * engines, the schedule, the hardware scheduler's slot table and the baseline) and the
+ * engines with the design points they are, the schedule, the hardware scheduler's slot
+ * table, the baseline, the options and the search's facts) and the
  * Markdown report of `multi --report-md`. */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <cnnmap/multi.h>
 
 #include "design/design_json.h"
+#include "multi/multi_internal.h"
 #include "util/strbuf.h"
 
 /* ---- JSON design file ---- */
@@ -22,15 +24,33 @@ static json_t *subgraph_json(const cm_multi_subgraph *s)
                      (json_int_t)s->macs);
 }
 
+/* The latency-driven design point the engine is, by layer and block names. */
+static json_t *point_json(const cm_multi_point *p)
+{
+    json_t *cuts = json_array(), *folds = json_array(), *blocks = json_array();
+    for (int k = 0; k < p->n_cuts; k++)
+        json_array_append_new(cuts, json_string(p->cuts[k]));
+    for (int k = 0; k < p->n_folds; k++)
+        json_array_append_new(folds, json_pack("{s:s, s:i}", "layer", p->fold_layers[k], "f_in",
+                                               p->folds[k]));
+    for (int b = 0; b < p->n_blocks; b++) {
+        const cm_multi_block *x = &p->blocks[b];
+        json_array_append_new(blocks, json_pack("{s:s, s:i, s:i, s:i}", "name", x->name,
+                                                "coarse", x->coarse, "macc", x->macc,
+                                                "bank_bram", x->bank_bram));
+    }
+    return json_pack("{s:o, s:o, s:o}", "cuts", cuts, "folds", folds, "blocks", blocks);
+}
+
 static json_t *engine_json(const cm_multi_engine *e)
 {
     json_t *subs = json_array();
     for (int s = 0; s < e->n_subgraphs; s++)
         json_array_append_new(subs, subgraph_json(&e->subgraphs[s]));
-    return json_pack("{s:f, s:f, s:f, s:o, s:i, s:o}", "latency_s", e->latency_s, "bytes",
+    return json_pack("{s:f, s:f, s:f, s:o, s:i, s:o, s:o}", "latency_s", e->latency_s, "bytes",
                      e->bytes, "resource_cap", e->cap, "resources",
                      cm_resources_json(&e->resources, false), "conv_units", e->dsp_coarse,
-                     "subgraphs", subs);
+                     "subgraphs", subs, "point", point_json(&e->point));
 }
 
 static json_t *model_json(const cm_multi_result *r, int i)
@@ -42,7 +62,7 @@ static json_t *model_json(const cm_multi_result *r, int i)
                           "gops", m->gops, "gop", m->gop, "repetitions", s->repetitions[i],
                           "cycle_s", s->cycle_s[i], "bandwidth_share", s->share[i]);
     json_object_set_new(o, "engine", engine_json(&m->front[m->engine]));
-    json_object_set_new(o, "front_size", json_integer(m->n_front));
+    json_object_set_new(o, "front_size", json_integer(m->front_size));
     json_object_set_new(o, "baseline", json_pack("{s:f, s:f, s:o}", "fps", m->baseline_fps,
                                                  "gops", m->baseline_gops, "engine",
                                                  engine_json(&m->front[m->baseline_engine])));
@@ -51,8 +71,9 @@ static json_t *model_json(const cm_multi_result *r, int i)
 
 static json_t *slot_json(const cm_multi_result *r, const cm_multi_task *t)
 {
-    return json_pack("{s:s, s:i, s:i, s:f, s:f, s:f, s:f, s:i, s:f, s:I, s:I}", "model",
-                     r->models[t->model].name, "subgraph", t->subgraph, "repetition",
+    return json_pack("{s:s, s:i, s:i, s:i, s:f, s:f, s:f, s:f, s:i, s:f, s:I, s:I}", "model",
+                     r->models[t->model].name, "engine", t->model, "subgraph", t->subgraph,
+                     "repetition",
                      t->repetition, "start_s", t->start_s, "latency_s", t->latency_s, "slowdown",
                      t->slowdown, "bandwidth_gbps", t->bandwidth / 1e9, "slots", t->slots,
                      "share", t->share, "words", (json_int_t)t->words, "rounds",
@@ -68,7 +89,8 @@ static json_t *design_json(const cm_multi_result *r)
     for (int k = 0; k < s->n_tasks; k++)
         json_array_append_new(slots, slot_json(r, &s->tasks[k]));
     json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:s, s:f, s:f, s:i, s:i, s:f, s:f, s:f}",
-                          "format", "cnnmap-multi-design", "version", 1, "board", r->board,
+                          "format", "cnnmap-multi-design", "version", CM_MT_DESIGN_VERSION,
+                          "board", r->board,
                           "objective", cm_multi_objective_name(r->objective), "scheduler",
                           r->scheduler == CM_MULTI_ILP ? "ilp" : "list", "bandwidth_gbps",
                           r->bandwidth_gbps, "clock_mhz", r->clock_mhz, "word_bits", r->word_bits,
@@ -85,6 +107,15 @@ static json_t *design_json(const cm_multi_result *r)
     json_object_set_new(o, "time_limit_s", json_real(r->time_limit_s));
     json_object_set_new(o, "stopped_early", json_boolean(r->stopped_early));
     json_object_set_new(o, "resources", cm_resources_json(&r->resources, false));
+    json_object_set_new(o, "options", json_pack("{s:f, s:i, s:i, s:i}", "clock_mhz",
+                                                 r->clock_mhz, "word_bits", r->word_bits,
+                                                 "burst_length", r->burst_length, "max_slots",
+                                                 r->max_slots));
+    json_object_set_new(o, "search", json_pack("{s:I, s:I, s:I, s:I}", "joint_points",
+                                                (json_int_t)r->joint_points, "joint_feasible",
+                                                (json_int_t)r->joint_feasible, "joint_distinct",
+                                                (json_int_t)r->joint_distinct, "joint_scheduled",
+                                                (json_int_t)r->joint_scheduled));
     json_object_set_new(o, "models", models);
     json_object_set_new(o, "slot_table", slots);
     return o;
@@ -95,7 +126,8 @@ char *cm_multi_design_json(const cm_multi_result *r)
     json_t *o = design_json(r);
     if (!o)
         return NULL;
-    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    /* Every figure to the last bit: a loaded design derives its own from these. */
+    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(o);
     return text;
 }

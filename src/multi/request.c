@@ -1,6 +1,6 @@
-/* The files and options a multi design is mapped from (cm_multi_request): mapping
- * them, recording them in the design file as typed fields, reading them back, and
- * the Markdown report of a design file. A design file is data: every field is read
+/* The files and options a multi design is mapped from (cm_multi_request): loading and
+ * mapping them, recording them in the design file as typed fields, reading them back,
+ * and the Markdown report of a design file. A design file is data: every field is read
  * with its type and range checked, and nothing in it is ever handed to an option
  * parser, so a file cannot steer the command that reads it. */
 #include <limits.h>
@@ -43,26 +43,44 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+cm_status cm_mt_request_load(const cm_multi_request *q, cm_board *board, cm_graph **g,
+                             cm_multi_input *in, cm_error *err)
+{
+    if (!q->board || q->n_models < 0 || q->n_models > CM_MULTI_MAX_MODELS)
+        return cm_error_set(err, CM_EUSAGE, "a board and at most %d models are needed",
+                            CM_MULTI_MAX_MODELS);
+    cm_status st = cm_board_resolve(q->board, board, err);
+    for (int i = 0; i < q->n_models; i++)
+        g[i] = NULL;
+    for (int i = 0; st == CM_OK && i < q->n_models; i++) {
+        st = cm_model_load(q->model[i], &g[i], err);
+        in[i] = (cm_multi_input){g[i], base_name(q->model[i]), q->fps[i]};
+    }
+    if (st != CM_OK)
+        cm_mt_graphs_free(g, q->n_models);
+    return st;
+}
+
+void cm_mt_graphs_free(cm_graph **g, int n)
+{
+    for (int i = 0; i < n; i++) {
+        cm_graph_free(g[i]);
+        g[i] = NULL;
+    }
+}
+
 cm_status cm_multi_map_request(const cm_multi_request *q, cm_multi_result **out, cm_error *err)
 {
     double t0 = cm_seconds_now(); /* loading the models counts against the time limit */
     *out = NULL;
-    if (!q->board || q->n_models < 0 || q->n_models > CM_MULTI_MAX_MODELS)
-        return cm_error_set(err, CM_EUSAGE, "a board and at most %d models are needed",
-                            CM_MULTI_MAX_MODELS);
     cm_board board;
-    cm_status st = cm_board_resolve(q->board, &board, err);
-    cm_graph *g[CM_MULTI_MAX_MODELS] = {0};
+    cm_graph *g[CM_MULTI_MAX_MODELS];
     cm_multi_input in[CM_MULTI_MAX_MODELS];
-    int loaded = 0;
-    for (; st == CM_OK && loaded < q->n_models; loaded++) {
-        st = cm_model_load(q->model[loaded], &g[loaded], err);
-        in[loaded] = (cm_multi_input){g[loaded], base_name(q->model[loaded]), q->fps[loaded]};
-    }
-    if (st == CM_OK)
-        st = cm_mt_map_since(in, q->n_models, &board, &q->options, t0, out, err);
-    for (int i = 0; i < loaded; i++)
-        cm_graph_free(g[i]);
+    cm_status st = cm_mt_request_load(q, &board, g, in, err);
+    if (st != CM_OK)
+        return st;
+    st = cm_mt_map_since(in, q->n_models, &board, &q->options, t0, out, err);
+    cm_mt_graphs_free(g, q->n_models);
     return st;
 }
 
@@ -291,15 +309,14 @@ cm_status cm_multi_request_read(const char *design_path, cm_multi_request *q, cm
 
 /* ---- the report of a design file ---- */
 
-cm_status cm_multi_export_report_md(const char *design_path, const char *out_path,
-                                    cm_error *err)
+/* A version 1 file records no design points: its inputs are mapped again. */
+static cm_status map_inputs(const char *design_path, cm_multi_result **r, cm_error *err)
 {
     cm_multi_request q;
     cm_status st = cm_multi_request_read(design_path, &q, err);
     if (st != CM_OK)
         return st;
-    cm_multi_result *r = NULL;
-    st = cm_multi_map_request(&q, &r, err);
+    st = cm_multi_map_request(&q, r, err);
     cm_multi_request_free(&q);
     if (st != CM_OK) {
         /* The files and options came from the design file, so it is the bad input. */
@@ -308,6 +325,26 @@ cm_status cm_multi_export_report_md(const char *design_path, const char *out_pat
             err->code = CM_EINPUT;
         return st == CM_EUSAGE ? CM_EINPUT : st;
     }
+    return CM_OK;
+}
+
+static bool version_1(const char *design_path)
+{
+    json_t *root = json_load_file(design_path, 0, NULL);
+    const json_t *v = json_object_get(root, "version");
+    bool old = json_is_integer(v) && json_integer_value(v) == 1;
+    json_decref(root);
+    return old;
+}
+
+cm_status cm_multi_export_report_md(const char *design_path, const char *out_path,
+                                    cm_error *err)
+{
+    cm_multi_result *r = NULL;
+    cm_status st = version_1(design_path) ? map_inputs(design_path, &r, err)
+                                          : cm_multi_design_load(design_path, &r, err);
+    if (st != CM_OK)
+        return st;
     char *md = cm_multi_report_md(r);
     cm_multi_result_free(r);
     if (!md)

@@ -125,21 +125,13 @@ static json_t *design_file_json(const cm_nn2fpga_design *d)
                           d->options.default_bits, "temporal_reuse", d->options.temporal_reuse,
                           "loop_merge", d->options.loop_merge, "time_limit_s",
                           d->options.time_limit_s);
-    if (!report || !o || json_object_update_missing(o, report) != 0) {
-        json_decref(o);
-        o = NULL;
-    }
-    json_decref(report);
-    return o;
+    return cm_design_json_with_report(o, report);
 }
 
 cm_status cm_nn2fpga_design_save(const cm_nn2fpga_design *d, const char *path, cm_error *err)
 {
     json_t *o = design_file_json(d);
-    /* 17 digits: the times and objectives read back are the very doubles written, so
-     * evaluate prints what optimise printed. */
-    cm_status st = cm_json_file_write(
-        path, o, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17), err);
+    cm_status st = cm_design_json_write(path, o, err);
     json_decref(o);
     return st;
 }

@@ -338,6 +338,41 @@ double cm_ov_edge_cost(const cm_ov_costgraph *cg, int e, int x, int y)
     return cm_ov_layout_equal(&f->layouts[x], &t->layouts[y]) ? 0.0 : INFINITY;
 }
 
+double cm_ov_costgraph_latency(const cm_ov_costgraph *cg, const int *choice)
+{
+    double t = 0.0;
+    for (int n = 0; n < cg->n_nodes; n++)
+        t += cm_ov_node_cost(cg, n, choice[n]);
+    for (int e = 0; e < cg->n_edges; e++)
+        t += cm_ov_edge_cost(cg, e, choice[cg->edges[e].from], choice[cg->edges[e].to]);
+    return t;
+}
+
+static int compare_edges(const void *a, const void *b)
+{
+    const cm_ov_edge *x = a, *y = b;
+    if (x->from != y->from)
+        return x->from < y->from ? -1 : 1;
+    return (x->to > y->to) - (x->to < y->to);
+}
+
+int cm_ov_costgraph_pairs(const cm_ov_costgraph *cg)
+{
+    cm_ov_edge *pairs = cm_ov_calloc(cg->n_edges, sizeof *pairs);
+    if (!pairs)
+        return -1;
+    for (int e = 0; e < cg->n_edges; e++) {
+        int u = cg->edges[e].from, v = cg->edges[e].to;
+        pairs[e] = (cm_ov_edge){u < v ? u : v, u < v ? v : u};
+    }
+    qsort(pairs, (size_t)cg->n_edges, sizeof *pairs, compare_edges);
+    int n = 0;
+    for (int e = 0; e < cg->n_edges; e++)
+        n += e == 0 || compare_edges(&pairs[e - 1], &pairs[e]) != 0;
+    free(pairs);
+    return n;
+}
+
 static cm_status fill_pbqp(const cm_ov_costgraph *cg, cm_pbqp *p, cm_error *err)
 {
     for (int n = 0; n < cg->n_nodes; n++)

@@ -66,6 +66,15 @@ double cm_ov_node_cost(const cm_ov_costgraph *cg, int n, int x);
 /* Seconds of edge e when its ends take options x (from) and y (to). */
 double cm_ov_edge_cost(const cm_ov_costgraph *cg, int e, int x, int y);
 
+/* The latency of a full assignment (option choice[n] at vertex n): every vertex's and
+ * every edge's cost, summed in that order, so that a mapping costed again gives the
+ * very same double. INFINITY when the choices cannot go together. */
+double cm_ov_costgraph_latency(const cm_ov_costgraph *cg, const int *choice);
+
+/* The number of distinct vertex pairs joined by edges (parallel edges count once, as
+ * the PBQP instance sums them); -1 when out of memory. */
+int cm_ov_costgraph_pairs(const cm_ov_costgraph *cg);
+
 /* The PBQP instance: one vertex per node, one matrix per edge. */
 cm_status cm_ov_costgraph_pbqp(const cm_ov_costgraph *cg, cm_pbqp **out, cm_error *err);
 

@@ -32,16 +32,19 @@ uint64_t cm_ov_gemm_cycles(const cm_ov_array *arr, cm_overlay_dataflow df, int64
     return (uint64_t)passes + cm_ov_init_cycles(arr);
 }
 
-/* The dataflow with the fewest cycles; NS, then WS, then IS on ties. */
-static uint64_t best_gemm(const cm_ov_array *arr, int64_t a, int64_t b, int64_t c,
-                          cm_overlay_dataflow *best)
+/* The GEMM under dataflow *df, or when *df is CM_OVERLAY_NO_DATAFLOW the dataflow with
+ * the fewest cycles (NS, then WS, then IS on ties), written back to *df. */
+static uint64_t gemm(const cm_ov_array *arr, int64_t a, int64_t b, int64_t c,
+                     cm_overlay_dataflow *df)
 {
+    if (*df != CM_OVERLAY_NO_DATAFLOW)
+        return cm_ov_gemm_cycles(arr, *df, a, b, c);
     uint64_t min = 0;
-    for (int df = CM_OVERLAY_NS; df <= CM_OVERLAY_IS; df++) {
-        uint64_t t = cm_ov_gemm_cycles(arr, (cm_overlay_dataflow)df, a, b, c);
-        if (df == CM_OVERLAY_NS || t < min) {
+    for (int f = CM_OVERLAY_NS; f <= CM_OVERLAY_IS; f++) {
+        uint64_t t = cm_ov_gemm_cycles(arr, (cm_overlay_dataflow)f, a, b, c);
+        if (f == CM_OVERLAY_NS || t < min) {
             min = t;
-            *best = (cm_overlay_dataflow)df;
+            *df = (cm_overlay_dataflow)f;
         }
     }
     return min;
@@ -105,30 +108,42 @@ uint64_t cm_ov_winograd_lt(const cm_ov_array *arr, int64_t tiles, int64_t cin, i
     return (uint64_t)(cin + cout);
 }
 
-static uint64_t winograd_cycles(const cm_ov_array *arr, const cm_layer *l,
-                                cm_overlay_dataflow *best)
+static uint64_t winograd_cycles(const cm_ov_array *arr, const cm_layer *l, cm_overlay_dataflow *df)
 {
     int64_t tiles = cm_ov_winograd_tiles(arr, l->out_shape.h, l->out_shape.w);
     int64_t cin = l->in_shape.c, cout = l->out_shape.c;
     int64_t side = arr->wino_m + arr->wino_r - 1;
-    uint64_t one = best_gemm(arr, tiles, cin, cout, best) + cm_ov_winograd_lt(arr, tiles, cin, cout);
+    uint64_t one = gemm(arr, tiles, cin, cout, df) + cm_ov_winograd_lt(arr, tiles, cin, cout);
     return one * (uint64_t)(side * side * cm_ov_winograd_rounds(arr, l));
+}
+
+/* *df as in gemm(): given, or chosen and written back. */
+static uint64_t layer_cycles(const cm_ov_array *arr, const cm_layer *l, cm_overlay_algorithm a,
+                             cm_overlay_dataflow *df)
+{
+    if (!cm_ov_applicable(arr, l, a))
+        return 0;
+    if (a == CM_OVERLAY_WINOGRAD)
+        return winograd_cycles(arr, l, df);
+    int64_t o, cin, cout, kk;
+    gemm_geometry(l, &o, &cin, &cout, &kk);
+    int64_t g = l->groups > 0 ? l->groups : 1;
+    if (a == CM_OVERLAY_IM2COL) /* eq. 10 */
+        return (uint64_t)g * gemm(arr, o, kk * (cin / g), cout / g, df);
+    return (uint64_t)(g * kk) * gemm(arr, o, cin / g, cout / g, df); /* eq. 11 */
 }
 
 uint64_t cm_ov_layer_cycles(const cm_ov_array *arr, const cm_layer *l, cm_overlay_algorithm a,
                             cm_overlay_dataflow *best)
 {
     *best = CM_OVERLAY_NO_DATAFLOW;
-    if (!cm_ov_applicable(arr, l, a))
-        return 0;
-    if (a == CM_OVERLAY_WINOGRAD)
-        return winograd_cycles(arr, l, best);
-    int64_t o, cin, cout, kk;
-    gemm_geometry(l, &o, &cin, &cout, &kk);
-    int64_t g = l->groups > 0 ? l->groups : 1;
-    if (a == CM_OVERLAY_IM2COL) /* eq. 10 */
-        return (uint64_t)g * best_gemm(arr, o, kk * (cin / g), cout / g, best);
-    return (uint64_t)(g * kk) * best_gemm(arr, o, cin / g, cout / g, best); /* eq. 11 */
+    return layer_cycles(arr, l, a, best);
+}
+
+uint64_t cm_ov_layer_cycles_as(const cm_ov_array *arr, const cm_layer *l, cm_overlay_algorithm a,
+                               cm_overlay_dataflow df)
+{
+    return df == CM_OVERLAY_NO_DATAFLOW ? 0 : layer_cycles(arr, l, a, &df);
 }
 
 uint64_t cm_ov_stream_cycles(const cm_ov_array *arr, cm_shape s)

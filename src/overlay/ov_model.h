@@ -40,6 +40,11 @@ bool cm_ov_applicable(const cm_ov_array *arr, const cm_layer *l, cm_overlay_algo
 uint64_t cm_ov_layer_cycles(const cm_ov_array *arr, const cm_layer *l, cm_overlay_algorithm a,
                             cm_overlay_dataflow *best);
 
+/* The same under the given dataflow (NS, WS or IS) instead of the fastest; 0 when not
+ * applicable. */
+uint64_t cm_ov_layer_cycles_as(const cm_ov_array *arr, const cm_layer *l, cm_overlay_algorithm a,
+                               cm_overlay_dataflow df);
+
 /* The largest GEMM dimension (rows, inner or columns) any algorithm gives a conv or fc
  * layer: an array side beyond it only adds fill cycles (I_SA) to that layer. */
 int64_t cm_ov_gemm_extent(const cm_layer *l);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "overlay/costgraph.h"
+#include "overlay/ov_result.h"
 #include "overlay/ov_util.h"
 #include "overlay/pbqp.h"
 #include "overlay/sizing.h"
@@ -26,6 +27,18 @@ const char *cm_overlay_dataflow_name(cm_overlay_dataflow d)
 {
     static const char *const names[] = {"NS", "WS", "IS"};
     return (unsigned)d < 3 ? names[d] : NULL;
+}
+
+const char *cm_overlay_vertex_name(cm_overlay_vertex v)
+{
+    static const char *const names[] = {"input", "store", "concat"};
+    return (unsigned)v < 3 ? names[v] : "?";
+}
+
+const char *cm_overlay_layout_name(cm_overlay_layout l)
+{
+    static const char *const names[] = {"tensor", "toeplitz", "winograd"};
+    return (unsigned)l < 3 ? names[l] : "?";
 }
 
 void cm_overlay_options_default(cm_overlay_options *opt)
@@ -66,8 +79,8 @@ cm_status cm_overlay_parse_algorithms(const char *list, unsigned *mask, cm_error
 
 /* ---- options and the array ---- */
 
-static cm_status check_options(const cm_overlay_options *opt, const cm_board *b, int64_t *limit,
-                               cm_error *err)
+cm_status cm_ov_array_setup(const cm_overlay_options *opt, const cm_board *b, int64_t *limit,
+                            cm_ov_array *arr, cm_error *err)
 {
     if (opt->algorithms == 0 || (opt->algorithms & ~CM_OVERLAY_ALL_ALGORITHMS))
         return cm_error_set(err, CM_EUSAGE, "no convolution algorithm allowed");
@@ -82,11 +95,19 @@ static cm_status check_options(const cm_overlay_options *opt, const cm_board *b,
     if (*limit > b->resources.dsp)
         return cm_error_set(err, CM_EINFEASIBLE, "DSP: a limit of %lld DSPs exceeds the %lld of %s",
                             (long long)*limit, (long long)b->resources.dsp, b->name);
+    memset(arr, 0, sizeof *arr);
+    arr->freq_hz = b->clock_mhz * 1e6;
+    arr->bw_bytes_s = b->bandwidth_gbps * 1e9;
+    arr->burst_bytes = CM_OV_BURST_BYTES;
+    arr->wino_m = opt->wino_m;
+    arr->wino_r = opt->wino_r;
+    if (!(arr->freq_hz > 0) || !(arr->bw_bytes_s > 0))
+        return cm_error_set(err, CM_EINPUT, "%s: the board needs a clock and a bandwidth", b->name);
     return CM_OK;
 }
 
-static cm_status fixed_array(const cm_overlay_options *opt, const cm_board *b, int64_t limit,
-                             cm_ov_array *arr, cm_error *err)
+cm_status cm_ov_fixed_array(const cm_overlay_options *opt, const cm_board *b, int64_t limit,
+                            cm_ov_array *arr, cm_error *err)
 {
     int64_t pes = (int64_t)opt->array[0] * opt->array[1];
     if (pes > limit)
@@ -106,19 +127,11 @@ static cm_status choose_array(const cm_graph *g, const cm_board *b, const cm_ove
                               double deadline, cm_ov_array *arr, bool *stopped, cm_error *err)
 {
     int64_t limit = 0;
-    cm_status st = check_options(opt, b, &limit, err);
+    cm_status st = cm_ov_array_setup(opt, b, &limit, arr, err);
     if (st != CM_OK)
         return st;
-    memset(arr, 0, sizeof *arr);
-    arr->freq_hz = b->clock_mhz * 1e6;
-    arr->bw_bytes_s = b->bandwidth_gbps * 1e9;
-    arr->burst_bytes = CM_OV_BURST_BYTES;
-    arr->wino_m = opt->wino_m;
-    arr->wino_r = opt->wino_r;
-    if (!(arr->freq_hz > 0) || !(arr->bw_bytes_s > 0))
-        return cm_error_set(err, CM_EINPUT, "%s: the board needs a clock and a bandwidth", b->name);
     if (opt->array[0] > 0)
-        return fixed_array(opt, b, limit, arr, err);
+        return cm_ov_fixed_array(opt, b, limit, arr, err);
     return cm_ov_size_array(g, arr, opt->algorithms, limit, b->resources.bram18, deadline,
                             stopped, err);
 }
@@ -222,58 +235,6 @@ static void explain_heuristic(const cm_ov_costgraph *cg, const cm_pbqp_solution 
              sol->heuristic_steps, cg->n_nodes, name);
 }
 
-/* Every edge's cost goes to a layer: a load to the layer reading, a store into a
- * format vertex to the layer writing. */
-static void attribute_transitions(const cm_ov_costgraph *cg, const int *choice, double *trans)
-{
-    for (int n = 0; n < cg->n_nodes; n++)
-        trans[n] = cg->nodes[n].is_format
-                       ? 0.0
-                       : cm_ov_node_cost(cg, n, choice[n]) -
-                             (double)cg->nodes[n].choices[choice[n]].cycles / cg->arr.freq_hz;
-    for (int e = 0; e < cg->n_edges; e++) {
-        int f = cg->edges[e].from, t = cg->edges[e].to;
-        double c = cm_ov_edge_cost(cg, e, choice[f], choice[t]);
-        if (!cg->nodes[t].is_format)
-            trans[t] += c;
-        else if (!cg->nodes[f].is_format)
-            trans[f] += c;
-    }
-}
-
-static cm_status fill_rows(const cm_ov_costgraph *cg, const int *choice, cm_overlay_result *r,
-                           cm_error *err)
-{
-    double *trans = cm_ov_calloc(cg->n_nodes, sizeof *trans);
-    r->layers = cm_ov_calloc(cg->n_nodes, sizeof *r->layers);
-    if (!trans || !r->layers) {
-        free(trans);
-        return cm_error_nomem(err);
-    }
-    attribute_transitions(cg, choice, trans);
-    double pes = (double)cg->arr.p1 * cg->arr.p2, macs = 0.0;
-    for (int n = 0; n < cg->n_nodes; n++) {
-        const cm_ov_node *v = &cg->nodes[n];
-        if (v->is_format)
-            continue;
-        const cm_ov_choice *c = &v->choices[choice[n]];
-        const cm_layer *l = &cg->g->layers[v->layer];
-        cm_overlay_layer *row = &r->layers[r->n_layers++];
-        row->layer = v->layer;
-        row->algorithm = c->algorithm;
-        row->dataflow = c->dataflow;
-        row->cycles = c->cycles;
-        row->compute_s = (double)c->cycles / cg->arr.freq_hz;
-        row->transition_s = trans[n];
-        bool on_array = c->dataflow != CM_OVERLAY_NO_DATAFLOW && c->cycles > 0;
-        row->utilisation = on_array ? (double)l->macs / ((double)c->cycles * pes) : 0.0; /* eq. 14 */
-        macs += on_array ? (double)l->macs : 0.0;
-    }
-    r->gops = r->latency_s > 0 ? 2.0 * macs / r->latency_s / 1e9 : 0.0;
-    free(trans);
-    return CM_OK;
-}
-
 static cm_status solve_all(const cm_ov_costgraph *cg, const cm_pbqp *p, unsigned algorithms,
                            cm_overlay_result *r, cm_error *err)
 {
@@ -290,10 +251,8 @@ static cm_status solve_all(const cm_ov_costgraph *cg, const cm_pbqp *p, unsigned
     }
     if (st == CM_OK && !isfinite(sol.cost))
         st = cm_error_set(err, CM_EINTERNAL, "no mapping of finite latency");
-    if (st == CM_OK) {
-        r->latency_s = sol.cost;
-        st = fill_rows(cg, choice, r, err);
-    }
+    if (st == CM_OK) /* the latency summed again, in the order cm_overlay_cost sums it */
+        st = cm_ov_fill_result(cg, choice, r, err);
     free(choice);
     return st;
 }
@@ -306,11 +265,8 @@ static cm_status map_on_array(const cm_graph *g, const cm_ov_array *arr, unsigne
     cm_status st = cm_ov_costgraph_build(g, arr, algorithms, &cg, err);
     if (st == CM_OK)
         st = cm_ov_costgraph_pbqp(cg, &p, err);
-    if (st == CM_OK) {
-        r->cost_graph_vertices = cg->n_nodes;
-        r->cost_graph_edges = cm_pbqp_edges(p);
+    if (st == CM_OK)
         st = solve_all(cg, p, algorithms, r, err);
-    }
     cm_pbqp_free(p);
     cm_ov_costgraph_free(cg);
     return st;
@@ -330,14 +286,11 @@ cm_status cm_overlay_map(const cm_graph *g, const cm_board *board, const cm_over
     cm_status st = choose_array(g, board, opt, cm_seconds_now() + limit, &arr, &stopped, err);
     if (st != CM_OK)
         return st;
-    cm_overlay_result *r = calloc(1, sizeof *r);
+    cm_overlay_result *r = cm_ov_result_new(&arr, board);
     if (!r)
         return cm_error_nomem(err);
     r->time_limit_s = limit;
     r->stopped_early = stopped;
-    r->array[0] = arr.p1;
-    r->array[1] = arr.p2;
-    r->clock_mhz = board->clock_mhz;
     st = map_on_array(g, &arr, opt->algorithms, r, err);
     if (st != CM_OK) {
         cm_overlay_result_free(r);
@@ -352,5 +305,6 @@ void cm_overlay_result_free(cm_overlay_result *r)
     if (!r)
         return;
     free(r->layers);
+    free(r->formats);
     free(r);
 }

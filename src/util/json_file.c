@@ -64,3 +64,19 @@ cm_status cm_design_source_error(cm_error *err, const char *design_path, cm_stat
         err->code = CM_EINPUT;
     return st == CM_EINTERNAL ? st : CM_EINPUT;
 }
+
+json_t *cm_design_json_with_report(json_t *header, json_t *report)
+{
+    if (!report || !header || json_object_update_missing(header, report) != 0) {
+        json_decref(header);
+        header = NULL;
+    }
+    json_decref(report);
+    return header;
+}
+
+cm_status cm_design_json_write(const char *path, const json_t *o, cm_error *err)
+{
+    return cm_json_file_write(path, o,
+                              JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17), err);
+}

@@ -16,6 +16,15 @@ cm_status cm_json_file_read(const char *path, json_t **root, cm_error *err);
  * o NULL (a builder failed) is CM_EINTERNAL naming the file. */
 cm_status cm_json_file_write(const char *path, const json_t *o, size_t flags, cm_error *err);
 
+/* A design file: the decisions it records (header), then the report's figures for
+ * human readers (the report's keys the header lacks). Takes both references; NULL
+ * when either is NULL or memory runs out. */
+json_t *cm_design_json_with_report(json_t *header, json_t *report);
+
+/* Writes a design file in key order, its reals at 17 digits so that the figures read
+ * back are the very doubles written (evaluate then prints what the writer printed). */
+cm_status cm_design_json_write(const char *path, const json_t *o, cm_error *err);
+
 /* A model or board that a design file names and that cannot be used makes the design
  * file bad input, whatever the inner reason (out of memory aside): prefixes the
  * message with the design file and returns CM_EINPUT, or CM_EINTERNAL unchanged. */

@@ -1,5 +1,6 @@
 /* See strbuf.h. */
 #include "util/strbuf.h"
+#include "util/atomic_file.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,4 +64,15 @@ char *cm_strbuf_take(cm_strbuf *b)
     b->len = b->cap = 0;
     b->failed = false;
     return text;
+}
+
+cm_status cm_strbuf_write_atomic(cm_strbuf *b, const char *path, cm_error *err)
+{
+    size_t len = b->len;
+    char *text = cm_strbuf_take(b);
+    if (!text)
+        return cm_error_nomem(err);
+    cm_status st = cm_write_file_atomic(path, text, len, err);
+    free(text);
+    return st;
 }

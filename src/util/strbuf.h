@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <cnnmap/error.h>
 
 typedef struct cm_strbuf {
     char *data;
@@ -18,5 +19,9 @@ void cm_strbuf_append(cm_strbuf *b, const char *text, size_t len);
 
 /* The text (the caller frees it), or NULL after a failure; the buffer is reset. */
 char *cm_strbuf_take(cm_strbuf *b);
+
+/* Writes the text to path through a temporary file (a report), and resets the buffer;
+ * out of memory while building it is CM_EINTERNAL. */
+cm_status cm_strbuf_write_atomic(cm_strbuf *b, const char *path, cm_error *err);
 
 #endif

@@ -33,3 +33,17 @@ add_test(NAME hls_random_designs_resnet8
 add_test(NAME cli_compare
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_compare_cli.sh $<TARGET_FILE:cnnmap_cli>
           ${CM_SHARED_DIR} ${CM_TEST_MODELS_DIR})
+# Latency-driven fpgaConvNet design files: optimise -o, evaluate, export, hand edits.
+add_test(NAME cli_latency_design
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_latency_design_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_TEST_MODELS_DIR})
+# DYNAMAP overlay design files: overlay -o, evaluate, export, hand edits.
+add_test(NAME cli_overlay_design
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_overlay_design_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_TEST_MODELS_DIR})
+set_tests_properties(cli_overlay_design PROPERTIES FIXTURES_REQUIRED zoo_models)
+# f-CNNx design files: multi -o, evaluate, export report-md, hand edits.
+add_test(NAME cli_multi_design
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_multi_design_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_TEST_MODELS_DIR})
+set_tests_properties(cli_multi_design PROPERTIES FIXTURES_REQUIRED zoo_models)

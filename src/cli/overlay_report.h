@@ -1,0 +1,23 @@
+/* What `overlay`, `evaluate` and `export` print and write about an overlay design: one
+ * printer for both commands, so that evaluating a design file prints what mapping
+ * printed. */
+#ifndef CM_CLI_OVERLAY_REPORT_H
+#define CM_CLI_OVERLAY_REPORT_H
+
+#include <stdbool.h>
+#include <cnnmap/overlay.h>
+
+/* Prints the array, the layers and the baselines, or with `json` the object of cli.md.
+ * With an `output` path, the design file is written there first, once the printed
+ * object is built, so that a failure leaves neither a file nor output. Returns the exit
+ * code. */
+int cm_cli_overlay_report(const cm_overlay_design *d, bool json, const char *output);
+
+/* `evaluate` of an overlay design file. Returns the exit code. */
+int cm_cli_overlay_evaluate(const char *design_path, bool json);
+
+/* `export` of an overlay design file: report-md; the other formats are refused (exit
+ * 2). Returns the exit code. */
+int cm_cli_export_overlay(const char *design_path, const char *format, const char *output);
+
+#endif

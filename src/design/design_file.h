@@ -1,0 +1,19 @@
+/* A streaming design file as a JSON object, for files that hold one inside or beside
+ * other keys (the latency-driven flow's design files, src/latency/design_io.c):
+ * building the object cm_design_save writes, and reading a design from an object
+ * already parsed. Internal: the public API keeps jansson out of its headers. */
+#ifndef CM_DESIGN_FILE_H
+#define CM_DESIGN_FILE_H
+
+#include <jansson.h>
+#include <cnnmap/design_io.h>
+
+/* The object cm_design_save writes; NULL on out-of-memory. */
+json_t *cm_design_file_json(const cm_design *d, const cm_design_run *run);
+
+/* cm_design_load of an object parsed from `path` (messages name `path`; the model
+ * path is resolved beside it). Keys it does not know are left to the caller. */
+cm_status cm_design_load_json(const char *path, json_t *root, cm_design **out, cm_design_run *run,
+                              cm_error *err);
+
+#endif
