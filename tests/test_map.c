@@ -6,6 +6,7 @@
 #include "test_support.h"
 
 #include <cnnmap/design.h>
+#include <cnnmap/design_io.h>
 #include <cnnmap/latency.h>
 #include <cnnmap/map.h>
 #include <cnnmap/model.h>
@@ -149,6 +150,7 @@ static void test_lenet_every_architecture(void **state)
     assert_non_null(strstr(n->reason, "not quantised"));
 
     assert_int_equal(r.best, lowest_latency(&r));
+    cm_map_result_free(&r);
 }
 
 static void test_quantised_resnet8(void **state)
@@ -182,6 +184,7 @@ static void test_quantised_resnet8(void **state)
     assert_false(l->available);
     assert_non_null(strstr(l->reason, "layer "));
     assert_int_equal(r.best, lowest_latency(&r));
+    cm_map_result_free(&r);
 }
 
 static void test_throughput_objective(void **state)
@@ -200,6 +203,69 @@ static void test_throughput_objective(void **state)
     assert_float_equal(o->latency_s, 16.0 * one.candidates[OVERLAY].latency_s, 1e-12);
     int best = s->throughput_fps > o->throughput_fps ? FPGACONVNET : OVERLAY;
     assert_int_equal(r.best, best);
+    cm_map_result_free(&one);
+    cm_map_result_free(&r);
+}
+
+/* Every feasible candidate's design is written as its architecture's own file, which
+ * that architecture's reader loads back to the same latency; a candidate without a
+ * design is refused. */
+static void test_save_designs(void **state)
+{
+    (void)state;
+    cm_map_result r = map(RESNET8, CM_OBJECTIVE_LATENCY, 1, CM_MAP_ALL & ~CM_MAP_FINN);
+    char path[] = "/tmp/cm_test_map_save_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    cm_error err = {0};
+    for (int k = 0; k < r.n_candidates; k++) {
+        const cm_map_candidate *c = &r.candidates[k];
+        if (!c->feasible) {
+            assert_int_equal(cm_map_save(&r, k, path, &err), CM_EUSAGE);
+            continue;
+        }
+        assert_int_equal(cm_map_save(&r, k, path, &err), CM_OK);
+        cm_architecture a;
+        assert_int_equal(cm_design_file_architecture(path, &a, &err), CM_OK);
+        assert_int_equal(a, c->architecture);
+        double latency = 0;
+        if (a == CM_ARCH_STREAMING) {
+            cm_design *d = NULL;
+            cm_design_run run;
+            assert_int_equal(cm_design_load(path, &d, &run, &err), CM_OK);
+            latency = cm_design_cost(d);
+            cm_design_free(d);
+        } else if (a == CM_ARCH_NN2FPGA) {
+            cm_nn2fpga_design d;
+            assert_int_equal(cm_nn2fpga_design_load(path, &d, &err), CM_OK);
+            latency = (double)d.result.latency_cycles / (d.result.clock_mhz * 1e6);
+            cm_nn2fpga_design_free(&d);
+        } else if (a == CM_ARCH_OVERLAY) {
+            cm_overlay_design d;
+            assert_int_equal(cm_overlay_design_load(path, &d, &err), CM_OK);
+            latency = d.result->latency_s;
+            cm_overlay_design_free(&d);
+        } else {
+            fail_msg("unexpected architecture %d", (int)a);
+        }
+        assert_float_equal(latency, c->latency_s, 1e-12 * c->latency_s);
+    }
+    assert_int_equal(cm_map_save(&r, FINN, path, &err), CM_EUSAGE); /* not searched */
+    unlink(path);
+    cm_map_result_free(&r);
+
+    /* LeNet's latency-driven design, through its own reader */
+    r = map(LENET, CM_OBJECTIVE_LATENCY, 1, CM_MAP_LATENCY_DRIVEN);
+    fd = mkstemp(strcpy(path, "/tmp/cm_test_map_save_XXXXXX"));
+    close(fd);
+    assert_int_equal(cm_map_save(&r, LATENCY_DRIVEN, path, &err), CM_OK);
+    cm_latency_file f;
+    assert_int_equal(cm_latency_design_load(path, &f, &err), CM_OK);
+    assert_float_equal(f.design.latency_s, r.candidates[LATENCY_DRIVEN].latency_s, 0.0);
+    cm_latency_file_free(&f);
+    unlink(path);
+    cm_map_result_free(&r);
 }
 
 static void test_parse_spaces(void **state)
@@ -280,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_lenet_every_architecture),
         cmocka_unit_test(test_quantised_resnet8),
         cmocka_unit_test(test_throughput_objective),
+        cmocka_unit_test(test_save_designs),
         cmocka_unit_test(test_parse_spaces),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_design_file_architecture),

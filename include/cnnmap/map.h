@@ -95,14 +95,24 @@ typedef struct cm_map_result {
     cm_map_candidate candidates[CM_MAP_CANDIDATES];
     int best;              /* index of the best feasible candidate, -1 when none fits */
     double time_s;
+    struct cm_map_state *state; /* the candidates' designs, for cm_map_save */
 } cm_map_result;
 
 /* Maps the model file onto the board (a built-in name or a board file) in every
- * requested space. CM_EINPUT for a model or board that cannot be read; an architecture
- * that refuses the model or finds nothing that fits is a candidate with its reason,
- * never a failure of the whole. */
+ * requested space, and keeps each candidate's design. CM_EINPUT for a model or board
+ * that cannot be read (nothing to free then); an architecture that refuses the model or
+ * finds nothing that fits is a candidate with its reason, never a failure of the whole.
+ * On success the caller frees the result with cm_map_result_free. */
 cm_status cm_map_model(const char *model_path, const char *board_ref, const cm_map_options *o,
                        cm_map_result *out, cm_error *err);
+
+/* Writes a feasible candidate's design file, the one its architecture's command writes
+ * with -o (optimise, overlay), for evaluate and export. CM_EUSAGE for a candidate with
+ * no design (not searched, refused, nothing fits). */
+cm_status cm_map_save(const cm_map_result *r, int candidate, const char *path, cm_error *err);
+
+/* Frees the designs (the figures are plain data). */
+void cm_map_result_free(cm_map_result *r);
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,7 @@
 
 const char cm_cli_compare_usage[] =
     "usage: cnnmap compare MODEL --board BOARD [--objective latency|throughput] [--batch N]\n"
-    "                      [--only LIST] [--time-limit S] [--json] [--quiet]\n\n"
+    "                      [--only LIST] [--time-limit S] [-o DESIGN.json] [--json] [--quiet]\n\n"
     "Maps MODEL onto every architecture that can take it, each with its best optimiser:\n"
     "streaming partitions on fpgaConvNet, FINN and hls4ml (exact), fpgaConvNet's\n"
     "latency-driven reference architecture with weights reloading (exact), nn2FPGA's\n"
@@ -28,12 +28,14 @@ const char cm_cli_compare_usage[] =
     "                    latency-driven, nn2fpga, overlay\n"
     "  --time-limit S    seconds for the whole comparison (default 60), shared out among\n"
     "                    the architectures as they run\n"
+    "  -o DESIGN.json    write the best design's file (as its architecture's command would:\n"
+    "                    optimise -o or overlay -o), for evaluate and export\n"
     "  --json            print the object of cli.md instead of the table\n"
     "  --quiet           no progress bar\n"
     "Exit code 3 when no architecture fits the board (the table is still printed).\n";
 
 typedef struct compare_args {
-    const char *model, *board;
+    const char *model, *board, *output;
     cm_map_options o;
     bool json, quiet;
 } compare_args;
@@ -66,6 +68,7 @@ static int parse_option(int c, const char *arg, compare_args *a)
         return cm_cli_parse_double(cmd, "--time-limit", arg, 0.001, 1e7, &a->o.time_limit_s);
     case 'j': a->json = true; return CM_OK;
     case 'q': a->quiet = true; return CM_OK;
+    case 'o': a->output = arg; return CM_OK;
     default: return CM_EUSAGE;
     }
 }
@@ -76,13 +79,14 @@ static int parse_args(int argc, char **argv, compare_args *a)
         {"board", required_argument, NULL, 'b'},      {"objective", required_argument, NULL, 'O'},
         {"batch", required_argument, NULL, 'n'},      {"only", required_argument, NULL, 's'},
         {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'j'},
-        {"quiet", no_argument, NULL, 'q'},            {NULL, 0, NULL, 0}};
+        {"quiet", no_argument, NULL, 'q'},            {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     cm_map_options_init(&a->o);
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
         if (c == '?' || c == ':')
             return cm_cli_usage_error("compare", "%s option '%s'",
                                       c == ':' ? "missing value for" : "unknown", argv[optind - 1]);
@@ -96,7 +100,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
     if (!a->board)
         return cm_cli_usage_error("compare", "--board is required");
     a->model = argv[optind];
-    return CM_OK;
+    return cm_cli_check_output("compare", "-o", a->output);
 }
 
 static const char *objective_name(cm_objective o)
@@ -216,6 +220,11 @@ int cm_cli_compare(int argc, char **argv)
     cm_map_result r;
     if (cm_map_model(a.model, a.board, &a.o, &r, &err) != CM_OK)
         return cm_cli_fail(&err);
+    /* the file first: a failed write leaves stdout empty */
+    if (a.output && r.best >= 0 && cm_map_save(&r, r.best, a.output, &err) != CM_OK) {
+        cm_map_result_free(&r);
+        return cm_cli_fail(&err);
+    }
     if (a.json) {
         rc = cm_cli_print_json(result_json(&r));
     } else {
@@ -223,8 +232,10 @@ int cm_cli_compare(int argc, char **argv)
         rc = fflush(stdout) == 0 ? CM_OK : CM_EINTERNAL;
     }
     if (rc == CM_OK && r.best < 0) {
-        fprintf(stderr, "cnnmap: %s: no architecture fits %s\n", a.model, r.board);
+        fprintf(stderr, "cnnmap: %s: no architecture fits %s%s\n", a.model, r.board,
+                a.output ? " (no design written)" : "");
         rc = CM_EINFEASIBLE;
     }
+    cm_map_result_free(&r);
     return rc;
 }

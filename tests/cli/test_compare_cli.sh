@@ -96,6 +96,26 @@ check "no architecture fits: exit 3, one line, the table on stdout" \
     && /usr/bin/python3 -c "import json,sys; c=json.load(open(sys.argv[1])); assert c[\"best\"] is None" "$2"' \
   _ "$tmp/err" "$tmp/out"
 
+# -o writes the best design, which evaluate and export read as its architecture's file
+expect 0 "compare -o" -- compare "$resnet8" --board zc706 --json -o "$tmp/best.json"
+cp "$tmp/out" "$tmp/best_compare.json"
+expect 0 "evaluate the best design" -- evaluate "$tmp/best.json" --json
+check "the best design's file evaluates to the figures compare printed" $py -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+e = json.load(open(sys.argv[2]))
+best = c["candidates"][c["best"]]
+assert e["latency_s"] == best["latency_s"], (e["latency_s"], best["latency_s"])
+assert e["resources"]["DSP"] == best["resources"]["DSP"]
+' "$tmp/best_compare.json" "$tmp/out"
+expect 0 "export the best design" -- export "$tmp/best.json" --format report-md -o "$tmp/best.md"
+check "its report names the model" grep -q "resnet8_a8w8b16" "$tmp/best.md"
+"$cnnmap" compare "$lenet" --board "$tmp/tiny.json" --only fpgaconvnet,overlay -o "$tmp/none.json" \
+  >/dev/null 2>"$tmp/err"
+check "no architecture fits: exit 3 and no design written" \
+  bash -c '[ $1 -eq 3 ] && [ ! -e "$2" ] && grep -q "no design written" "$3"' _ $? "$tmp/none.json" "$tmp/err"
+expect 1 "-o ''" -- compare "$lenet" --board zc706 -o ''
+
 expect 1 "no board" -- compare "$lenet"
 expect 1 "unknown architecture" -- compare "$lenet" --board zc706 --only finn,fpga
 expect 1 "unknown objective" -- compare "$lenet" --board zc706 --objective speed
