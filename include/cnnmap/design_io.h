@@ -21,6 +21,20 @@ typedef struct cm_design_run {
     cm_optimise_result result;
 } cm_design_run;
 
+#define CM_DESIGN_WARNING_MAX 256
+#define CM_DESIGN_WARNINGS_CAP 8
+
+/* A remark that changes what a figure means. */
+typedef struct cm_design_warning {
+    char text[CM_DESIGN_WARNING_MAX];
+} cm_design_warning;
+
+/* The design's warnings (printed and in the JSON's "warnings"): layers the model leaves
+ * as float that the backend costs at default bit widths, a search the time limit cut
+ * short, a heuristic answer. Writes up to cap; returns how many there are. */
+int cm_design_warnings(const cm_design *d, const cm_design_run *run, cm_design_warning *out,
+                       int cap);
+
 /* Writes the design to `path` through a temporary file renamed into place, so a
  * failure leaves no partial file. */
 cm_status cm_design_save(const cm_design *d, const cm_design_run *run, const char *path,

@@ -44,6 +44,10 @@ static void print_summary(const cm_design *d, const cm_design_run *run)
                    ? 100.0 * (s.latency_s / run->result.lower_bound_s - 1.0) : 0.0);
     if (run->result.note[0])
         printf("note         %s\n", run->result.note);
+    cm_design_warning w[CM_DESIGN_WARNINGS_CAP];
+    int n_warnings = cm_design_warnings(d, run, w, CM_DESIGN_WARNINGS_CAP);
+    for (int i = 0; i < n_warnings && i < CM_DESIGN_WARNINGS_CAP; i++)
+        printf("warning      %s\n", w[i].text);
     const cm_resources *r = &s.resources, *h = &b->resources;
     printf("resources    DSP %" PRId64 "/%" PRId64 " (%.1f%%), BRAM18 %" PRId64 "/%" PRId64
            " (%.1f%%), URAM %" PRId64 "/%" PRId64 ", LUT %" PRId64 "/%" PRId64 " (%.1f%%), FF %" PRId64

@@ -109,6 +109,8 @@ static json_t *optimiser_json(const cm_design_run *run)
     put(o, "seed", json_integer((json_int_t)run->seed), &ok);
     if (run->result.proven_infeasible)
         put(o, "proven_infeasible", json_true(), &ok);
+    if (run->result.stopped_early)
+        put(o, "stopped_early", json_true(), &ok);
     if (run->result.note[0])
         put(o, "note", json_string(run->result.note), &ok);
     return finish(o, ok);
@@ -141,6 +143,12 @@ json_t *cm_design_report_json(const cm_design *d, const cm_design_run *run)
     if (run->result.has_lower_bound)
         put(o, "lower_bound_s", json_real(run->result.lower_bound_s), &ok);
     put(o, "reconfiguration_s", json_real(d->board.reconfiguration_s), &ok);
+    cm_design_warning w[CM_DESIGN_WARNINGS_CAP];
+    int n_warnings = cm_design_warnings(d, run, w, CM_DESIGN_WARNINGS_CAP);
+    json_t *warnings = json_array();
+    for (int i = 0; i < n_warnings && i < CM_DESIGN_WARNINGS_CAP; i++)
+        append(warnings, json_string(w[i].text), &ok);
+    put(o, "warnings", warnings, &ok);
     json_t *parts = json_array(), *nodes = json_array();
     for (int p = 0; p < d->n_parts; p++)
         append(parts, partition_json(d, p), &ok);
