@@ -1,12 +1,19 @@
-/* libFuzzer target for design files (issue 19): any bytes, written as a design file in a
- * folder beside the test models (so that a relative "model_path" finds them), must load
- * or be refused with one line naming the file, never crash, leak or hit undefined
- * behaviour; a streaming design that loads is checked, summarised and exported to every
- * format it takes, and an nn2FPGA design has its skip FIFOs sized by the load. */
+/* libFuzzer target for design files of every architecture (issue 19): any bytes, written
+ * as a design file in a folder beside the test models (so that a relative "model_path"
+ * finds them), must load or be refused with one line naming the file, never crash, leak
+ * or hit undefined behaviour. A design that loads is exported to every format its
+ * architecture takes: a streaming design is also checked and summarised, an nn2FPGA
+ * design has its skip FIFOs sized by the load, a latency-driven design is costed again
+ * from its point, an overlay design from its mapping, a multi design from its engines
+ * and schedule. */
 #include <cnnmap/design.h>
 #include <cnnmap/design_io.h>
 #include <cnnmap/export.h>
+#include <cnnmap/latency.h>
+#include <cnnmap/map.h>
+#include <cnnmap/multi.h>
 #include <cnnmap/nn2fpga.h>
+#include <cnnmap/overlay.h>
 
 #include <limits.h>
 #include <stdint.h>
@@ -91,31 +98,106 @@ static void exercise_streaming(const cm_design *d)
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* An exporter's failure must be a refusal or bad input, never an internal error. */
+static void check_export(cm_status st, const cm_error *err, const char *what)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/design.json", folder);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
+    if (st != CM_OK && st != CM_EUSAGE && st != CM_EINPUT && st != CM_EINFEASIBLE) {
+        fprintf(stderr, "export %s: status %d: %s\n", what, (int)st, err->message);
         abort();
-    cm_error err = {0};
-    if (cm_nn2fpga_is_design_file(path)) {
-        cm_nn2fpga_design d;
-        cm_status st = cm_nn2fpga_design_load(path, &d, &err);
-        if (st == CM_OK)
-            cm_nn2fpga_design_free(&d);
-        else
-            check_refusal(st, &err, path);
-        return 0;
     }
+}
+
+static void exercise_latency(const char *path, const char *out)
+{
+    cm_error err = {0};
+    cm_latency_file f;
+    cm_status st = cm_latency_design_load(path, &f, &err);
+    if (st != CM_OK) {
+        check_refusal(st, &err, path);
+        return;
+    }
+    check_export(cm_latency_export_report_md(&f, out, &err), &err, "latency report-md");
+    check_export(cm_latency_export_fpgaconvnet(&f, out, &err), &err, "latency fpgaconvnet");
+    cm_latency_file_free(&f);
+}
+
+static void exercise_overlay(const char *path, const char *out)
+{
+    cm_error err = {0};
+    cm_overlay_design d;
+    cm_status st = cm_overlay_design_load(path, &d, &err);
+    if (st != CM_OK) {
+        check_refusal(st, &err, path);
+        return;
+    }
+    check_export(cm_overlay_export_md(&d, out, &err), &err, "overlay report-md");
+    cm_overlay_design_free(&d);
+}
+
+static void exercise_multi(const char *path)
+{
+    /* the loader only: exporting a version 1 file would map its inputs (a search) */
+    cm_error err = {0};
+    cm_multi_result *r = NULL;
+    cm_status st = cm_multi_design_load(path, &r, &err);
+    if (st != CM_OK)
+        check_refusal(st, &err, path);
+    cm_multi_result_free(r);
+}
+
+static void exercise_nn2fpga(const char *path, const char *out)
+{
+    cm_error err = {0};
+    cm_status st = cm_export_nn2fpga_file(path, "report-md", out, &err);
+    if (st != CM_OK)
+        check_refusal(st, &err, path);
+}
+
+static void exercise_file(const char *path, const char *out)
+{
+    cm_error err = {0};
     cm_design *d = NULL;
     cm_design_run run;
     cm_status st = cm_design_load(path, &d, &run, &err);
     if (st != CM_OK) {
         check_refusal(st, &err, path);
-        return 0;
+        return;
     }
     exercise_streaming(d);
     cm_design_free(d);
+    /* fpgaConvNet's latency objective: the latency-driven alternative it records */
+    if (cm_latency_is_choice_file(path)) {
+        cm_latency_choice c;
+        cm_design *p = NULL;
+        st = cm_latency_choice_load(path, &p, &run, &c, &err);
+        if (st == CM_OK) {
+            cm_latency_choice_free(&c);
+            cm_design_free(p);
+        } else {
+            check_refusal(st, &err, path);
+        }
+    }
+    (void)out;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char path[PATH_MAX], out[PATH_MAX];
+    snprintf(path, sizeof path, "%s/design.json", folder);
+    snprintf(out, sizeof out, "%s/export.out", folder);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
+        abort();
+    cm_error err = {0};
+    cm_architecture arch = CM_ARCH_STREAMING;
+    cm_design_file_architecture(path, &arch, &err);
+    switch (arch) {
+    case CM_ARCH_LATENCY_DRIVEN: exercise_latency(path, out); break;
+    case CM_ARCH_OVERLAY: exercise_overlay(path, out); break;
+    case CM_ARCH_MULTI: exercise_multi(path); break;
+    case CM_ARCH_NN2FPGA: exercise_nn2fpga(path, out); break;
+    default: exercise_file(path, out); break;
+    }
+    unlink(out);
     return 0;
 }
