@@ -2,7 +2,9 @@
  * graph equals exhaustive search over every algorithm and store-format assignment and
  * is never worse than greedy or a single algorithm; a DenseNet-like block, which is not
  * series-parallel, is mapped and labelled not optimal; bad options fail with the code
- * and resource cli.md asks for; the same inputs give the same mapping. */
+ * and resource cli.md asks for; the same inputs give the same mapping; a layer takes
+ * the longer of its compute and its weights over the bandwidth, unless the weights fit
+ * on chip beside the array's buffers (worked by hand). */
 #include "test_support.h"
 
 #include <math.h>
@@ -155,6 +157,8 @@ static cm_ov_array array8(void)
     a.burst_bytes = CM_OV_BURST_BYTES;
     a.wino_m = 2;
     a.wino_r = 3;
+    a.bram18 = b.resources.bram18;
+    a.uram = b.resources.uram;
     return a;
 }
 
@@ -201,7 +205,7 @@ static void assert_not_worse_than_baselines(const cm_overlay_result *r)
     assert_true(r->latency_s <= r->greedy.latency_s * (1 + 1e-12));
     double sum = 0;
     for (int i = 0; i < r->n_layers; i++)
-        sum += r->layers[i].compute_s + r->layers[i].transition_s;
+        sum += fmax(r->layers[i].compute_s, r->layers[i].memory_s) + r->layers[i].transition_s;
     assert_true(fabs(sum - r->latency_s) <= 1e-9 * r->latency_s);
 }
 
@@ -372,6 +376,123 @@ static void test_restricted_algorithms(void **state)
     cm_graph_free(g);
 }
 
+/* ---- weights over the bandwidth ---- */
+
+#define U200_BW 77e9
+#define U200_HZ 286e6
+
+/* Maps g on the fixed array side x side of board b. */
+static cm_overlay_result *map_on(const cm_graph *g, const cm_board *b, int side)
+{
+    cm_overlay_options opt;
+    cm_overlay_options_default(&opt);
+    opt.array[0] = opt.array[1] = side;
+    cm_overlay_result *r = NULL;
+    cm_error err = {0};
+    if (cm_overlay_map(g, b, &opt, &r, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    assert_not_worse_than_baselines(r);
+    return r;
+}
+
+/* One fc layer, n_in -> n_out, without bias, reading the graph input. */
+static cm_graph *fc_only(int n_in, int n_out)
+{
+    cm_graph *g = new_graph((cm_shape){n_in, 1, 1});
+    add1(g, CM_OP_FC, -1, n_out, 0, 1);
+    finish(g);
+    return g;
+}
+
+static bool near(double x, double want)
+{
+    return fabs(x - want) <= 1e-12 * want;
+}
+
+/* fc 8192 -> 8192 on a 64 x 64 array of the U200: 8192^2 = 67,108,864 bytes of weights,
+ * more than the (4320 - 64 - 64 - 2 x 64) x 2048 + 960 x 32768 = 39,780,352 bytes left
+ * on chip, so they are read from DRAM: 67108864 / 77e9 = 871.5 us. The array computes
+ * the 1 x 8192 by 8192 x 8192 GEMM under WS in ceil(8192/64)^2 x 1 + 128 = 16512
+ * cycles, 57.7 us: the weights set the layer's time. Loading the 8192-byte input and
+ * storing the 8192-byte output are the transitions. */
+static void test_fc_weights_dominate(void **state)
+{
+    (void)state;
+    cm_graph *g = fc_only(8192, 8192);
+    cm_board b = u200();
+    cm_overlay_result *r = map_on(g, &b, 64);
+    assert_false(r->weights_resident);
+    assert_int_equal(r->weight_bytes, 67108864);
+    assert_int_equal(r->onchip_bytes, 39780352);
+    assert_int_equal(r->n_layers, 1);
+    const cm_overlay_layer *l = &r->layers[0];
+    assert_int_equal(l->dataflow, CM_OVERLAY_WS);
+    assert_int_equal(l->cycles, 16512);
+    assert_true(near(l->compute_s, 16512 / U200_HZ));
+    assert_true(near(l->memory_s, 67108864 / U200_BW));
+    assert_true(near(l->transition_s, (8192 + 8192) / U200_BW));
+    assert_true(near(r->latency_s, (67108864.0 + 8192 + 8192) / U200_BW));
+    cm_overlay_result_free(r);
+    cm_graph_free(g);
+}
+
+/* fc 1024 -> 1024: 1,048,576 bytes of weights, 512 BRAM18. A 32 x 32 array's buffers
+ * take 32 + 32 + 2 x 32 = 128 BRAM18; on a board without URAM the weights stay on chip
+ * with 640 BRAM18 and not with 639. The GEMM takes 32 x 32 x 1 + 64 = 1088 cycles
+ * (3.8 us) under WS; reading the weights takes 1048576 / 77e9 = 13.6 us. */
+static void test_weights_resident_when_they_fit(void **state)
+{
+    (void)state;
+    cm_graph *g = fc_only(1024, 1024);
+    cm_board b = u200();
+    b.resources.uram = 0;
+    const double io = (1024 + 1024) / U200_BW;
+    for (int bram = 639; bram <= 640; bram++) {
+        b.resources.bram18 = bram;
+        cm_overlay_result *r = map_on(g, &b, 32);
+        bool resident = bram == 640;
+        assert_int_equal(r->weights_resident, resident);
+        assert_int_equal(r->onchip_bytes, (bram - 128) * 2048);
+        assert_int_equal(r->layers[0].cycles, 1088);
+        assert_true(near(r->layers[0].memory_s, resident ? 0.0 : 1048576 / U200_BW));
+        double busy = resident ? 1088 / U200_HZ : 1048576 / U200_BW;
+        assert_true(near(r->latency_s, busy + io));
+        cm_overlay_result_free(r);
+    }
+    cm_graph_free(g);
+}
+
+/* conv 3x3, 64 -> 64 on 56 x 56: 36,864 bytes of weights take 0.48 us, while im2col's
+ * 3136 x 576 by 576 x 64 GEMM alone takes 49 x 576 = 28,224 cycles (98.7 us) on 64 x 64
+ * under NS. Whether its weights are read from DRAM (a board with no memory beside the
+ * buffers) or stay on chip (the U200), every option's compute hides them, so the
+ * mapping and its latency are the same, and the latency is compute and transitions. */
+static void test_conv_compute_dominates(void **state)
+{
+    (void)state;
+    cm_graph *g = new_graph((cm_shape){64, 56, 56});
+    add1(g, CM_OP_CONV, -1, 64, 3, 1);
+    finish(g);
+    cm_board b = u200();
+    cm_overlay_result *on_chip = map_on(g, &b, 64);
+    b.resources.uram = 0;
+    b.resources.bram18 = 64 + 64 + 2 * 64;
+    cm_overlay_result *streamed = map_on(g, &b, 64);
+    assert_true(on_chip->weights_resident);
+    assert_false(streamed->weights_resident);
+    assert_int_equal(streamed->onchip_bytes, 0);
+    assert_true(on_chip->layers[0].memory_s == 0.0);
+    assert_true(near(streamed->layers[0].memory_s, 36864 / U200_BW));
+    assert_true(streamed->layers[0].compute_s > 100 * streamed->layers[0].memory_s);
+    assert_true(streamed->latency_s == on_chip->latency_s);
+    assert_int_equal(streamed->layers[0].algorithm, on_chip->layers[0].algorithm);
+    const cm_overlay_layer *l = &streamed->layers[0];
+    assert_true(near(streamed->latency_s, l->compute_s + l->transition_s));
+    cm_overlay_result_free(on_chip);
+    cm_overlay_result_free(streamed);
+    cm_graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -384,6 +505,9 @@ int main(void)
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_parse_algorithms),
         cmocka_unit_test(test_restricted_algorithms),
+        cmocka_unit_test(test_fc_weights_dominate),
+        cmocka_unit_test(test_weights_resident_when_they_fit),
+        cmocka_unit_test(test_conv_compute_dominates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

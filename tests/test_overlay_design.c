@@ -1,6 +1,7 @@
 /* Overlay design files and cm_overlay_cost through the library API: a mapping costed
  * again without searching gives the very figures the search gave (GoogLeNet on the
- * U200 with DYNAMAP's 6084-DSP cap, written and read back; AlexNet's costed directly),
+ * U200 with DYNAMAP's 6084-DSP cap, written and read back; AlexNet's costed directly,
+ * and written and read back with its weights read from DRAM),
  * a dataflow other than the fastest costs what eq. 9 gives by hand, and hand edits are
  * CM_EINPUT (malformed: unknown or missing layers, unknown algorithms, wrong types,
  * values out of range) or CM_EINFEASIBLE (a broken constraint) naming the file and the
@@ -65,8 +66,12 @@ static void same_rows(const cm_overlay_result *a, const cm_overlay_result *b)
         assert_int_equal(x->dataflow, y->dataflow);
         assert_int_equal(x->cycles, y->cycles);
         assert_true(x->compute_s == y->compute_s && x->transition_s == y->transition_s);
+        assert_true(x->memory_s == y->memory_s);
         assert_true(x->utilisation == y->utilisation);
     }
+    assert_true(a->weights_resident == b->weights_resident);
+    assert_int_equal(a->weight_bytes, b->weight_bytes);
+    assert_int_equal(a->onchip_bytes, b->onchip_bytes);
     assert_int_equal(a->n_formats, b->n_formats);
     assert_memory_equal(a->formats, b->formats, (size_t)a->n_formats * sizeof *a->formats);
 }
@@ -149,6 +154,39 @@ static void test_cost_by_hand(void **state)
     cm_overlay_result_free(c);
     cm_overlay_result_free(r);
     cm_graph_free(g);
+}
+
+/* AlexNet's 61.1 M weights do not fit the U200's 39.6 MB beside the buffers, so each
+ * layer reads its own. A design file written and read back costs them the same: fc6
+ * (9216 x 4096 and 4096 biases, 37,752,832 bytes) reads for 37752832 / 77e9 = 490.3 us,
+ * far longer than its compute, and its weights set its time in both. */
+static void test_weights_round_trip(void **state)
+{
+    (void)state;
+    char model[1024], path[512];
+    cm_test_generated_model("torchvision/alexnet_noweights.onnx", model, sizeof model);
+    cm_test_write_temp("", 0, ".json", path, sizeof path);
+    cm_overlay_options o;
+    dynamap_options(&o);
+    cm_overlay_design a, b;
+    cm_error err = {0};
+    if (cm_overlay_design_create(model, "u200", &o, &a, &err) != CM_OK ||
+        cm_overlay_design_save(&a, path, &err) != CM_OK ||
+        cm_overlay_design_load(path, &b, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    assert_false(b.result->weights_resident);
+    assert_true(a.result->latency_s == b.result->latency_s);
+    same_rows(a.result, b.result);
+    int fc6 = 0;
+    while (fc6 < b.result->n_layers && b.graph->layers[b.result->layers[fc6].layer].op != CM_OP_FC)
+        fc6++;
+    assert_true(fc6 < b.result->n_layers);
+    const cm_overlay_layer *l = &b.result->layers[fc6];
+    assert_true(fabs(l->memory_s - 37752832 / 77e9) <= 1e-15);
+    assert_true(l->memory_s > 10 * l->compute_s);
+    cm_overlay_design_free(&a);
+    cm_overlay_design_free(&b);
+    remove(path);
 }
 
 static json_t *layer_entry(json_t *root, const char *name)
@@ -316,6 +354,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_cost_by_hand),
+        cmocka_unit_test(test_weights_round_trip),
         cmocka_unit_test(test_bad_input),     cmocka_unit_test(test_infeasible),
         cmocka_unit_test(test_feasible_edit), cmocka_unit_test(test_is_design_file),
     };

@@ -56,7 +56,10 @@ typedef struct cm_overlay_layer {
     cm_overlay_dataflow dataflow;
     uint64_t cycles;     /* compute cycles */
     double compute_s;
-    double transition_s; /* loads into it, stores out of it */
+    double memory_s;     /* its weights read from DRAM over the bandwidth; 0 when the
+                          * weights are resident. The layer takes max(compute_s,
+                          * memory_s): the kernel buffer is double-buffered */
+    double transition_s; /* loads into it, stores out of it: its activations' traffic */
     double utilisation;  /* eq. 14; 0 for layers off the array; above 1 with Winograd */
 } cm_overlay_layer;
 
@@ -96,7 +99,7 @@ typedef struct cm_overlay_format {
 typedef struct cm_overlay_result {
     int array[2]; /* P_SA1, P_SA2 */
     double clock_mhz;
-    double latency_s;
+    double latency_s; /* the sum over the rows of max(compute_s, memory_s) + transition_s */
     double gops;  /* 2 x MACs of the conv and fc layers / latency */
     bool optimal; /* proven optimal: the cost graph reduced completely */
     char not_optimal_reason[CM_OVERLAY_REASON_MAX];
@@ -112,6 +115,10 @@ typedef struct cm_overlay_result {
     int n_formats;       /* the layout each format vertex holds, in cost-graph order */
     cm_overlay_format *formats;
     int64_t dsp, bram18; /* the array's PEs (one DSP each) and its buffers' BRAM18 */
+    uint64_t weight_bytes;  /* every conv and fc layer's weights, 8-bit */
+    int64_t onchip_bytes;   /* the board's BRAM and URAM left beside the buffers */
+    bool weights_resident;  /* weight_bytes <= onchip_bytes: the weights are loaded once,
+                             * before the first image, and no layer reads them again */
 } cm_overlay_result;
 
 /* All conv algorithms, Winograd F(2x2, 3x3), the board's DSPs, Algorithm 1 sizing

@@ -12,17 +12,17 @@
 
 static void print_rows(const cm_graph *g, const cm_overlay_result *r)
 {
-    printf("%-40s %-8s %-9s %-4s %12s %14s %12s\n", "layer", "op", "algorithm", "flow",
-           "compute(us)", "transition(us)", "utilisation");
+    printf("%-40s %-8s %-9s %-4s %12s %11s %14s %12s\n", "layer", "op", "algorithm", "flow",
+           "compute(us)", "memory(us)", "transition(us)", "utilisation");
     for (int i = 0; i < r->n_layers; i++) {
         const cm_overlay_layer *l = &r->layers[i];
         const char *df = cm_overlay_dataflow_name(l->dataflow);
         char util[16] = "-";
         if (df)
             snprintf(util, sizeof util, "%.3f", l->utilisation);
-        printf("%-40.40s %-8s %-9s %-4s %12.2f %14.2f %12s\n", g->layers[l->layer].name,
+        printf("%-40.40s %-8s %-9s %-4s %12.2f %11.2f %14.2f %12s\n", g->layers[l->layer].name,
                cm_op_name(g->layers[l->layer].op), cm_overlay_algorithm_name(l->algorithm),
-               df ? df : "-", l->compute_s * 1e6, l->transition_s * 1e6, util);
+               df ? df : "-", l->compute_s * 1e6, l->memory_s * 1e6, l->transition_s * 1e6, util);
     }
 }
 
@@ -50,7 +50,12 @@ static void print_table(const cm_overlay_design *d)
     if (r->stopped_early)
         printf("stopped early: %s (--time-limit %g)\n\n", CM_OVERLAY_STOPPED_TEXT, r->time_limit_s);
     print_rows(d->graph, r);
-    printf("\nend-to-end latency %.3f ms, %.1f GOp/s\n", r->latency_s * 1e3, r->gops);
+    printf("\nweights %.2f MB, %s the %.2f MB of BRAM and URAM beside the buffers: %s\n",
+           (double)r->weight_bytes / 1e6, r->weights_resident ? "within" : "beyond",
+           (double)r->onchip_bytes / 1e6,
+           r->weights_resident ? "resident, loaded once before the first image"
+                               : "each layer reads its own from DRAM (memory column)");
+    printf("end-to-end latency %.3f ms, %.1f GOp/s\n", r->latency_s * 1e3, r->gops);
     printf("baselines on the same array:\n");
     print_baseline("im2col only", &r->baselines[CM_OVERLAY_IM2COL], r->latency_s);
     print_baseline("kn2row only", &r->baselines[CM_OVERLAY_KN2ROW], r->latency_s);

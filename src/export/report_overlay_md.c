@@ -1,6 +1,7 @@
 /* The Markdown report of an overlay design (`export --format report-md` of a file of
- * `overlay -o`): the array and its resources, the latency against the baselines, every
- * layer's algorithm, dataflow and times, and the layout of each format vertex. */
+ * `overlay -o`): the array and its resources, the latency against the baselines, where
+ * the weights are, every layer's algorithm, dataflow and times, and the layout of each
+ * format vertex. */
 #include <cnnmap/overlay.h>
 
 #include <stdlib.h>
@@ -21,6 +22,10 @@ static void md_summary(cm_strbuf *b, const cm_overlay_design *d)
                      (long long)d->board.resources.dsp, (long long)r->bram18,
                      (long long)d->board.resources.bram18);
     cm_strbuf_printf(b, "- latency: %.6g ms, %.6g GOp/s\n", r->latency_s * 1e3, r->gops);
+    cm_strbuf_printf(b, "- weights: %.6g MB, %s (%.6g MB of BRAM and URAM beside the buffers)\n",
+                     (double)r->weight_bytes / 1e6,
+                     r->weights_resident ? "resident on chip" : "read from DRAM by each layer",
+                     (double)r->onchip_bytes / 1e6);
     if (r->optimal)
         cm_strbuf_printf(b, "- mapping: optimal (series-parallel cost graph, %d vertices, %d edges)\n",
                          r->cost_graph_vertices, r->cost_graph_edges);
@@ -60,15 +65,16 @@ static void md_layers(cm_strbuf *b, const cm_overlay_design *d)
 {
     const cm_overlay_result *r = d->result;
     cm_strbuf_printf(b, "\n## Layers\n\n| layer | op | algorithm | dataflow | cycles | compute (us) | "
-                        "transition (us) | utilisation |\n| --- | --- | --- | --- | ---: | ---: | "
-                        "---: | ---: |\n");
+                        "memory (us) | transition (us) | utilisation |\n| --- | --- | --- | --- | "
+                        "---: | ---: | ---: | ---: | ---: |\n");
     for (int i = 0; i < r->n_layers; i++) {
         const cm_overlay_layer *l = &r->layers[i];
         const cm_layer *gl = &d->graph->layers[l->layer];
         const char *df = cm_overlay_dataflow_name(l->dataflow);
-        cm_strbuf_printf(b, "| %s | %s | %s | %s | %llu | %.4f | %.4f | ", gl->name, cm_op_name(gl->op),
-                         cm_overlay_algorithm_name(l->algorithm), df ? df : "-",
-                         (unsigned long long)l->cycles, l->compute_s * 1e6, l->transition_s * 1e6);
+        cm_strbuf_printf(b, "| %s | %s | %s | %s | %llu | %.4f | %.4f | %.4f | ", gl->name,
+                         cm_op_name(gl->op), cm_overlay_algorithm_name(l->algorithm), df ? df : "-",
+                         (unsigned long long)l->cycles, l->compute_s * 1e6, l->memory_s * 1e6,
+                         l->transition_s * 1e6);
         if (df)
             cm_strbuf_printf(b, "%.3f |\n", l->utilisation);
         else

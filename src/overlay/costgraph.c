@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "overlay/ov_memory.h"
 #include "overlay/ov_util.h"
 
 typedef enum layer_role { ROLE_ARRAY, ROLE_POOL, ROLE_ELTWISE, ROLE_FORMAT, ROLE_FOLD } layer_role;
@@ -92,6 +93,7 @@ static cm_status add_layer_nodes(cm_ov_costgraph *cg, int *layer_node, cm_error 
         cm_status st = add_node(cg, r == ROLE_FORMAT, i, -1, l->out_shape, &idx, err);
         if (st != CM_OK)
             return st;
+        cg->nodes[idx].weight_s = cm_ov_weight_s(&cg->arr, l, cg->weights_resident);
         layer_node[i] = idx;
     }
     return CM_OK;
@@ -258,6 +260,7 @@ static cm_status build(cm_ov_costgraph *cg, unsigned algorithms, cm_error *err)
     int *layer_node = cm_ov_calloc(g->n_layers, sizeof *layer_node);
     if (!layer_node)
         return cm_error_nomem(err);
+    cg->weights_resident = cm_ov_weights_resident(&cg->arr, g);
     cm_status st = add_layer_nodes(cg, layer_node, err);
     if (st == CM_OK)
         st = add_layer_edges(cg, layer_node, err);
@@ -304,13 +307,22 @@ void cm_ov_costgraph_free(cm_ov_costgraph *cg)
     free(cg);
 }
 
+double cm_ov_node_busy_s(const cm_ov_costgraph *cg, int n, int x)
+{
+    const cm_ov_node *v = &cg->nodes[n];
+    if (v->is_format)
+        return 0.0;
+    double compute = (double)v->choices[x].cycles / cg->arr.freq_hz;
+    return compute > v->weight_s ? compute : v->weight_s;
+}
+
 double cm_ov_node_cost(const cm_ov_costgraph *cg, int n, int x)
 {
     const cm_ov_node *v = &cg->nodes[n];
     if (v->is_format) /* the host reads a graph output as a 3-D tensor */
         return v->graph_output && v->layouts[x].kind != CM_OV_TENSOR ? INFINITY : 0.0;
     const cm_ov_choice *c = &v->choices[x];
-    double t = (double)c->cycles / cg->arr.freq_hz;
+    double t = cm_ov_node_busy_s(cg, n, x);
     if (v->graph_output) {
         cm_ov_layout tensor;
         memset(&tensor, 0, sizeof tensor);

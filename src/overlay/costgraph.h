@@ -37,6 +37,7 @@ typedef struct cm_ov_node {
     cm_ov_choice *choices;  /* layer vertices */
     cm_ov_layout *layouts;  /* format vertices; layouts[0] is the 3-D tensor */
     int store;              /* the store vertex after this one, or -1 */
+    double weight_s;        /* its weights over the bandwidth; 0 when resident or none */
 } cm_ov_node;
 
 typedef struct cm_ov_edge {
@@ -50,6 +51,7 @@ typedef struct cm_ov_costgraph {
     cm_ov_node *nodes;
     int n_edges, cap_edges;
     cm_ov_edge *edges;
+    bool weights_resident; /* every layer's weights stay on chip (ov_memory.h) */
 } cm_ov_costgraph;
 
 /* Builds the cost graph of g on the array, with options for the conv algorithms in
@@ -59,8 +61,13 @@ cm_status cm_ov_costgraph_build(const cm_graph *g, const cm_ov_array *arr, unsig
                                 cm_ov_costgraph **out, cm_error *err);
 void cm_ov_costgraph_free(cm_ov_costgraph *cg);
 
-/* Seconds of vertex n's own cost under option x: compute, and the store to the host
- * for a graph output. */
+/* Seconds a layer vertex n keeps the array (or its module) busy under option x: its
+ * compute, or its weights' transfer when that takes longer, as the double-buffered
+ * kernel buffer overlaps the two; 0 for a format vertex. */
+double cm_ov_node_busy_s(const cm_ov_costgraph *cg, int n, int x);
+
+/* Seconds of vertex n's own cost under option x: cm_ov_node_busy_s, and the store to
+ * the host for a graph output. */
 double cm_ov_node_cost(const cm_ov_costgraph *cg, int n, int x);
 
 /* Seconds of edge e when its ends take options x (from) and y (to). */

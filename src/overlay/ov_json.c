@@ -22,10 +22,10 @@ static json_t *layer_json(const cm_graph *g, const cm_overlay_layer *l)
 {
     const char *df = cm_overlay_dataflow_name(l->dataflow);
     const cm_layer *gl = &g->layers[l->layer];
-    return json_pack("{s:s, s:s, s:s, s:o, s:f, s:f, s:o, s:I}", "name", gl->name, "op",
+    return json_pack("{s:s, s:s, s:s, s:o, s:f, s:f, s:f, s:o, s:I}", "name", gl->name, "op",
                      cm_op_name(gl->op), "algorithm", cm_overlay_algorithm_name(l->algorithm),
                      "dataflow", df ? json_string(df) : json_null(), "compute_s", l->compute_s,
-                     "transition_s", l->transition_s, "utilisation",
+                     "memory_s", l->memory_s, "transition_s", l->transition_s, "utilisation",
                      real_or_null(df != NULL, l->utilisation), "cycles", (json_int_t)l->cycles);
 }
 
@@ -67,16 +67,21 @@ static json_t *baselines_json(const cm_overlay_result *r)
                      real_or_null(r->greedy.present, r->greedy.latency_s));
 }
 
-/* The keys after "time_s": the limits, the search's state and the cost graph. */
+/* The keys after "time_s": the limits, the search's state, the cost graph, the
+ * resources and where the weights are. */
 static json_t *tail_json(const cm_overlay_design *d)
 {
     const cm_overlay_result *r = d->result;
     json_t *warnings = r->stopped_early ? json_pack("[s]", CM_OVERLAY_STOPPED_TEXT) : json_array();
-    json_t *o = json_pack("{s:I, s:f, s:b, s:o, s:{s:i, s:i}, s:{s:I, s:I}}", "dsp_limit",
-                          (json_int_t)cm_overlay_dsp_limit(d), "time_limit_s", r->time_limit_s,
-                          "stopped_early", r->stopped_early, "warnings", warnings, "cost_graph",
-                          "vertices", r->cost_graph_vertices, "edges", r->cost_graph_edges,
-                          "resources", "DSP", (json_int_t)r->dsp, "BRAM18", (json_int_t)r->bram18);
+    json_t *o = json_pack("{s:I, s:f, s:b, s:o, s:{s:i, s:i}, s:{s:I, s:I}, s:{s:I, s:I, s:b}}",
+                          "dsp_limit", (json_int_t)cm_overlay_dsp_limit(d), "time_limit_s",
+                          r->time_limit_s, "stopped_early", r->stopped_early, "warnings", warnings,
+                          "cost_graph", "vertices", r->cost_graph_vertices, "edges",
+                          r->cost_graph_edges, "resources", "DSP", (json_int_t)r->dsp, "BRAM18",
+                          (json_int_t)r->bram18, "weights", "bytes",
+                          (json_int_t)(r->weight_bytes > INT64_MAX ? INT64_MAX : r->weight_bytes),
+                          "on_chip_bytes", (json_int_t)r->onchip_bytes, "resident",
+                          r->weights_resident);
     if (o && !r->optimal &&
         json_object_set_new(o, "not_optimal_reason", json_string(r->not_optimal_reason)) != 0) {
         json_decref(o);

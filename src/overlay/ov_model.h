@@ -21,6 +21,8 @@ typedef struct cm_ov_array {
     double bw_bytes_s;   /* off-chip bandwidth */
     int burst_bytes;     /* BL of eq. 13 */
     int wino_m, wino_r;
+    int64_t bram18, uram; /* the board's on-chip RAM blocks, for weights beside the
+                           * array's buffers (ov_memory.h); 0 and 0: none */
 } cm_ov_array;
 
 /* GEMM of an a x b input by a b x c weight matrix (eq. 9), in cycles, with the one-time

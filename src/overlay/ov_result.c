@@ -1,11 +1,12 @@
 /* Filling an overlay result from a cost graph and one option per vertex: the latency,
- * each layer's row, each format vertex's layout, the resources. */
+ * each layer's row, each format vertex's layout, the resources and the weights. */
 #include "overlay/ov_result.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "overlay/ov_memory.h"
 #include "overlay/ov_util.h"
 #include "overlay/sizing.h"
 
@@ -29,8 +30,7 @@ static void attribute_transitions(const cm_ov_costgraph *cg, const int *choice, 
     for (int n = 0; n < cg->n_nodes; n++)
         trans[n] = cg->nodes[n].is_format
                        ? 0.0
-                       : cm_ov_node_cost(cg, n, choice[n]) -
-                             (double)cg->nodes[n].choices[choice[n]].cycles / cg->arr.freq_hz;
+                       : cm_ov_node_cost(cg, n, choice[n]) - cm_ov_node_busy_s(cg, n, choice[n]);
     for (int e = 0; e < cg->n_edges; e++) {
         int f = cg->edges[e].from, t = cg->edges[e].to;
         double c = cm_ov_edge_cost(cg, e, choice[f], choice[t]);
@@ -64,6 +64,7 @@ static cm_status fill_rows(const cm_ov_costgraph *cg, const int *choice, cm_over
         row->dataflow = c->dataflow;
         row->cycles = c->cycles;
         row->compute_s = (double)c->cycles / cg->arr.freq_hz;
+        row->memory_s = v->weight_s;
         row->transition_s = trans[n];
         bool on_array = c->dataflow != CM_OVERLAY_NO_DATAFLOW && c->cycles > 0;
         row->utilisation = on_array ? (double)l->macs / ((double)c->cycles * pes) : 0.0; /* eq. 14 */
@@ -158,6 +159,9 @@ cm_status cm_ov_fill_result(const cm_ov_costgraph *cg, const int *choice, cm_ove
     r->latency_s = cm_ov_costgraph_latency(cg, choice);
     if (!isfinite(r->latency_s))
         return cm_error_set(err, CM_EINTERNAL, "no mapping of finite latency");
+    r->weights_resident = cg->weights_resident;
+    r->weight_bytes = cm_ov_total_weight_bytes(cg->g);
+    r->onchip_bytes = cm_ov_free_onchip_bytes(&cg->arr);
     r->cost_graph_vertices = cg->n_nodes;
     r->cost_graph_edges = cm_ov_costgraph_pairs(cg);
     if (r->cost_graph_edges < 0)

@@ -101,6 +101,8 @@ cm_status cm_ov_array_setup(const cm_overlay_options *opt, const cm_board *b, in
     arr->burst_bytes = CM_OV_BURST_BYTES;
     arr->wino_m = opt->wino_m;
     arr->wino_r = opt->wino_r;
+    arr->bram18 = b->resources.bram18;
+    arr->uram = b->resources.uram;
     if (!(arr->freq_hz > 0) || !(arr->bw_bytes_s > 0))
         return cm_error_set(err, CM_EINPUT, "%s: the board needs a clock and a bandwidth", b->name);
     return CM_OK;
