@@ -7,10 +7,12 @@
 #include "design/design_file.h"
 #include "design/design_internal.h"
 #include "design/design_json.h"
+#include "util/json_fields.h"
 #include "util/json_file.h"
 #include "util/path.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,54 +73,12 @@ typedef struct reader {
     const char *path;
     json_t *root;
     cm_error *err;
+    cm_json_fields f;
 } reader;
 
 static cm_status bad(reader *r, const char *what, const char *detail)
 {
     return cm_error_set(r->err, CM_EINPUT, "%s: %s%s", r->path, what, detail ? detail : "");
-}
-
-static cm_status get_string(reader *r, json_t *obj, const char *key, const char **out)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!json_is_string(v))
-        return cm_error_set(r->err, CM_EINPUT, "%s: \"%s\" must be a string", r->path, key);
-    *out = json_string_value(v);
-    return CM_OK;
-}
-
-static cm_status get_int(reader *r, json_t *obj, const char *key, int64_t lo, int64_t hi,
-                         int64_t *out)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-        return cm_error_set(r->err, CM_EINPUT, "%s: \"%s\" must be an integer from %lld to %lld",
-                            r->path, key, (long long)lo, (long long)hi);
-    *out = json_integer_value(v);
-    return CM_OK;
-}
-
-static cm_status get_number(reader *r, json_t *obj, const char *key, double *out)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!json_is_number(v) || json_number_value(v) < 0)
-        return cm_error_set(r->err, CM_EINPUT, "%s: \"%s\" must be a non-negative number",
-                            r->path, key);
-    *out = json_number_value(v);
-    return CM_OK;
-}
-
-/* The range of --clock and of a board's clock (board.h): beyond it the figures
- * overflow. */
-static cm_status get_clock(reader *r, double *out)
-{
-    json_t *v = json_object_get(r->root, "clock_mhz");
-    double x = json_number_value(v);
-    if (!json_is_number(v) || !(x >= CM_BOARD_CLOCK_MHZ_MIN && x <= CM_BOARD_CLOCK_MHZ_MAX))
-        return cm_error_set(r->err, CM_EINPUT, "%s: \"clock_mhz\" must be a number from %g to %g",
-                            r->path, CM_BOARD_CLOCK_MHZ_MIN, CM_BOARD_CLOCK_MHZ_MAX);
-    *out = x;
-    return CM_OK;
 }
 
 static cm_status read_options(reader *r, cm_design_options *o)
@@ -127,11 +87,11 @@ static cm_status read_options(reader *r, cm_design_options *o)
     int64_t batch = 1, wbits = 0, abits = 0;
     double clock = 0;
     cm_design_options_init(o);
-    cm_status st = get_string(r, r->root, "backend", &backend);
+    cm_status st = cm_json_get_string(&r->f, r->root, "", "backend", 0, &backend);
     if (st == CM_OK && cm_backend_parse(backend, &o->backend, NULL) != CM_OK)
         st = bad(r, "unknown backend ", backend);
     if (st == CM_OK)
-        st = get_string(r, r->root, "objective", &objective);
+        st = cm_json_get_string(&r->f, r->root, "", "objective", 0, &objective);
     if (st == CM_OK) {
         if (strcmp(objective, "latency") == 0)
             o->objective = CM_OBJECTIVE_LATENCY;
@@ -141,13 +101,14 @@ static cm_status read_options(reader *r, cm_design_options *o)
             st = bad(r, "unknown objective ", objective);
     }
     if (st == CM_OK)
-        st = get_int(r, r->root, "batch", 1, 1 << 30, &batch);
+        st = cm_json_get_int(&r->f, r->root, "", "batch", 1, 1 << 30, &batch);
     if (st == CM_OK)
-        st = get_clock(r, &clock);
+        st = cm_json_get_number(&r->f, r->root, "", "clock_mhz", CM_BOARD_CLOCK_MHZ_MIN,
+                                CM_BOARD_CLOCK_MHZ_MAX, &clock);
     if (st == CM_OK && json_object_get(r->root, "default_weight_bits"))
-        st = get_int(r, r->root, "default_weight_bits", 0, 64, &wbits);
+        st = cm_json_get_int(&r->f, r->root, "", "default_weight_bits", 0, 64, &wbits);
     if (st == CM_OK && json_object_get(r->root, "default_act_bits"))
-        st = get_int(r, r->root, "default_act_bits", 0, 64, &abits);
+        st = cm_json_get_int(&r->f, r->root, "", "default_act_bits", 0, 64, &abits);
     json_t *reconf = json_object_get(r->root, "reconfiguration");
     if (st == CM_OK && reconf && !json_is_boolean(reconf))
         st = bad(r, "\"reconfiguration\" must be true or false", NULL);
@@ -174,17 +135,18 @@ static cm_status read_run(reader *r, cm_design_run *run)
     const char *name = NULL;
     int64_t evals = 0, seed = 0;
     double time_s = 0;
-    cm_status st = get_string(r, o, "name", &name);
+    cm_status st = cm_json_get_string(&r->f, o, "", "name", 0, &name);
     if (st == CM_OK && cm_optimiser_parse(name, &run->optimiser, NULL) != CM_OK)
         st = bad(r, "unknown optimiser ", name);
     if (st == CM_OK)
-        st = get_int(r, o, "evaluations", 0, INT64_MAX, &evals);
+        st = cm_json_get_int(&r->f, o, "", "evaluations", 0, INT64_MAX, &evals);
     if (st == CM_OK)
-        st = get_number(r, o, "time_s", &time_s);
+        st = cm_json_get_number(&r->f, o, "", "time_s", 0, HUGE_VAL, &time_s);
     if (st == CM_OK)
-        st = get_int(r, o, "seed", 0, INT64_MAX, &seed);
+        st = cm_json_get_int(&r->f, o, "", "seed", 0, INT64_MAX, &seed);
     if (st == CM_OK && json_object_get(r->root, "lower_bound_s")) {
-        st = get_number(r, r->root, "lower_bound_s", &run->result.lower_bound_s);
+        st = cm_json_get_number(&r->f, r->root, "", "lower_bound_s", 0, HUGE_VAL,
+                                &run->result.lower_bound_s);
         run->result.has_lower_bound = true;
     }
     json_t *note = json_object_get(o, "note");
@@ -193,6 +155,7 @@ static cm_status read_run(reader *r, cm_design_run *run)
     if (st == CM_OK && note)
         snprintf(run->result.note, sizeof run->result.note, "%s", json_string_value(note));
     run->result.proven_infeasible = json_is_true(json_object_get(o, "proven_infeasible"));
+    run->result.stopped_early = json_is_true(json_object_get(o, "stopped_early"));
     run->result.evaluations = (uint64_t)evals;
     run->result.time_s = time_s;
     run->seed = (uint64_t)seed;
@@ -205,11 +168,11 @@ static cm_status read_node(reader *r, cm_design *d, json_t *jn, int *seen, int *
     int64_t f[3] = {1, 1, 1}, part = 0;
     static const char *const keys[3] = {"channel_in_folding", "channel_out_folding",
                                         "kernel_folding"};
-    cm_status st = get_string(r, jn, "name", &name);
+    cm_status st = cm_json_get_string(&r->f, jn, "", "name", 0, &name);
     for (int k = 0; k < 3 && st == CM_OK; k++)
-        st = get_int(r, jn, keys[k], 1, INT64_C(1) << 40, &f[k]);
+        st = cm_json_get_int(&r->f, jn, "", keys[k], 1, INT64_C(1) << 40, &f[k]);
     if (st == CM_OK)
-        st = get_int(r, jn, "partition", 0, d->hd.n_nodes - 1, &part);
+        st = cm_json_get_int(&r->f, jn, "", "partition", 0, d->hd.n_nodes - 1, &part);
     if (st != CM_OK)
         return st;
     int i = cm_design_node_find(d, name);
@@ -273,11 +236,12 @@ static cm_status build_design(reader *r, cm_design **out)
 {
     const char *model_path = NULL, *board_ref = NULL;
     int64_t version = 0;
-    cm_status st = get_int(r, r->root, "version", CM_DESIGN_VERSION, CM_DESIGN_VERSION, &version);
+    cm_status st = cm_json_get_int(&r->f, r->root, "", "version", CM_DESIGN_VERSION,
+                                   CM_DESIGN_VERSION, &version);
     if (st == CM_OK)
-        st = get_string(r, r->root, "model_path", &model_path);
+        st = cm_json_get_string(&r->f, r->root, "", "model_path", 0, &model_path);
     if (st == CM_OK)
-        st = get_string(r, r->root, "board", &board_ref);
+        st = cm_json_get_string(&r->f, r->root, "", "board", 0, &board_ref);
     cm_design_options opt;
     if (st == CM_OK)
         st = read_options(r, &opt);
@@ -340,7 +304,7 @@ cm_status cm_design_load_json(const char *path, json_t *root, cm_design **out, c
                              cm_error *err)
 {
     *out = NULL;
-    reader r = {.path = path, .root = root, .err = err};
+    reader r = {.path = path, .root = root, .err = err, .f = {.path = path, .err = err}};
     cm_status st = json_is_object(r.root) ? CM_OK : bad(&r, "a design file holds one JSON object", NULL);
     if (st == CM_OK)
         st = check_format(&r);
@@ -362,7 +326,7 @@ cm_status cm_design_load_json(const char *path, json_t *root, cm_design **out, c
 cm_status cm_design_load(const char *path, cm_design **out, cm_design_run *run, cm_error *err)
 {
     *out = NULL;
-    reader r = {.path = path, .err = err};
+    reader r = {.path = path, .err = err, .f = {.path = path, .err = err}};
     cm_status st = load_json(&r);
     if (st == CM_OK)
         st = cm_design_load_json(path, r.root, out, run, err);

@@ -20,6 +20,7 @@
 #include "design/design_file.h"
 #include "design/design_json.h"
 #include "hw/fpgaconvnet_blocks.h"
+#include "util/json_fields.h"
 #include "util/json_file.h"
 #include "util/path.h"
 
@@ -278,86 +279,34 @@ cm_status cm_latency_design_save(const char *path, const char *model_path, const
 
 /* ---- reading ---- */
 
+/* `f` names the block as well as the key where a value inside "blocks" is wrong. */
 typedef struct lreader {
     const char *path;
     cm_error *err;
+    cm_json_fields f;
 } lreader;
-
-/* `where` is "" or "block NAME: ", so that a bad value names the block and the key. */
-static json_t *get(lreader *r, json_t *obj, const char *where, const char *key, cm_status *st)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v)
-        *st = cm_error_set(r->err, CM_EINPUT, "%s: %s\"%s\" is missing", r->path, where, key);
-    return v;
-}
-
-static cm_status get_int(lreader *r, json_t *obj, const char *where, const char *key, int64_t lo,
-                         int64_t hi, int64_t *out)
-{
-    cm_status st = CM_OK;
-    json_t *v = get(r, obj, where, key, &st);
-    if (v && (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi))
-        return cm_error_set(r->err, CM_EINPUT, "%s: %s\"%s\" must be an integer from %lld to %lld",
-                            r->path, where, key, (long long)lo, (long long)hi);
-    *out = v ? json_integer_value(v) : 0;
-    return st;
-}
-
-static cm_status get_number(lreader *r, json_t *obj, const char *where, const char *key, double lo,
-                            double hi, double *out)
-{
-    cm_status st = CM_OK;
-    json_t *v = get(r, obj, where, key, &st);
-    double x = json_number_value(v);
-    if (v && (!json_is_number(v) || !(x >= lo && x <= hi)))
-        return cm_error_set(r->err, CM_EINPUT, "%s: %s\"%s\" must be a number from %g to %g",
-                            r->path, where, key, lo, hi);
-    *out = x;
-    return st;
-}
-
-static cm_status get_bool(lreader *r, json_t *obj, const char *where, const char *key, bool *out)
-{
-    cm_status st = CM_OK;
-    json_t *v = get(r, obj, where, key, &st);
-    if (v && !json_is_boolean(v))
-        return cm_error_set(r->err, CM_EINPUT, "%s: %s\"%s\" must be true or false", r->path,
-                            where, key);
-    *out = json_is_true(v);
-    return st;
-}
-
-static cm_status get_typed(lreader *r, json_t *obj, const char *key, json_type type, json_t **out)
-{
-    cm_status st = CM_OK;
-    *out = get(r, obj, "", key, &st);
-    if (*out && json_typeof(*out) != type)
-        return cm_error_set(r->err, CM_EINPUT, "%s: \"%s\" must be an %s", r->path, key,
-                            type == JSON_ARRAY ? "array" : "object");
-    return st;
-}
 
 static cm_status read_options(lreader *r, json_t *body, cm_latency_options *o)
 {
     json_t *j = NULL;
     int64_t bits = 0, batch = 0;
     cm_latency_options_init(o);
-    cm_status st = get_typed(r, body, "options", JSON_OBJECT, &j);
+    cm_status st = cm_json_get_object(&r->f, body, "", "options", &j);
     if (st == CM_OK)
-        st = get_number(r, j, "options: ", "clock_mhz", CM_BOARD_CLOCK_MHZ_MIN,
-                        CM_BOARD_CLOCK_MHZ_MAX, &o->clock_mhz);
+        st = cm_json_get_number(&r->f, j, "options: ", "clock_mhz", CM_BOARD_CLOCK_MHZ_MIN,
+                                CM_BOARD_CLOCK_MHZ_MAX, &o->clock_mhz);
     if (st == CM_OK)
-        st = get_number(r, j, "options: ", "bandwidth_gbps", 1e-6, LAT_BANDWIDTH_MAX,
-                        &o->bandwidth_gbps);
+        st = cm_json_get_number(&r->f, j, "options: ", "bandwidth_gbps", 1e-6,
+                                LAT_BANDWIDTH_MAX, &o->bandwidth_gbps);
     if (st == CM_OK)
-        st = get_int(r, j, "options: ", "word_bits", 1, 64, &bits);
+        st = cm_json_get_int(&r->f, j, "options: ", "word_bits", 1, 64, &bits);
     if (st == CM_OK)
-        st = get_int(r, j, "options: ", "batch", 1, LAT_BATCH_MAX, &batch);
+        st = cm_json_get_int(&r->f, j, "options: ", "batch", 1, LAT_BATCH_MAX, &batch);
     if (st == CM_OK)
-        st = get_bool(r, j, "options: ", "weights_reloading", &o->weights_reloading);
+        st = cm_json_get_bool(&r->f, j, "options: ", "weights_reloading",
+                              &o->weights_reloading);
     if (st == CM_OK)
-        st = get_bool(r, j, "options: ", "input_folding", &o->input_folding);
+        st = cm_json_get_bool(&r->f, j, "options: ", "input_folding", &o->input_folding);
     o->word_bits = (int)bits;
     o->batch = (int)batch;
     return st;
@@ -368,8 +317,8 @@ static cm_status read_run(lreader *r, json_t *body, cm_latency_options *o, cm_la
 {
     json_t *j = NULL, *name = NULL;
     int64_t evals = 0;
-    cm_status st = get_typed(r, body, "run", JSON_OBJECT, &j);
-    if (st == CM_OK && (name = get(r, j, "run: ", "optimiser", &st)) != NULL) {
+    cm_status st = cm_json_get_object(&r->f, body, "", "run", &j);
+    if (st == CM_OK && (name = cm_json_get_value(&r->f, j, "run: ", "optimiser", &st)) != NULL) {
         const char *n = json_string_value(name);
         if (n && strcmp(n, "none") == 0)
             o->search = CM_LATENCY_SEARCH_MINIMAL;
@@ -380,16 +329,17 @@ static cm_status read_run(lreader *r, json_t *body, cm_latency_options *o, cm_la
                               r->path);
     }
     if (st == CM_OK)
-        st = get_int(r, j, "run: ", "evaluations", 0, INT64_MAX, &evals);
+        st = cm_json_get_int(&r->f, j, "run: ", "evaluations", 0, INT64_MAX, &evals);
     if (st == CM_OK)
-        st = get_number(r, j, "run: ", "time_s", 0, 1e12, &d->time_s);
+        st = cm_json_get_number(&r->f, j, "run: ", "time_s", 0, 1e12, &d->time_s);
     if (st == CM_OK)
-        st = get_bool(r, j, "run: ", "stopped_early", &d->stopped_early);
+        st = cm_json_get_bool(&r->f, j, "run: ", "stopped_early", &d->stopped_early);
     d->has_lower_bound = st == CM_OK && json_object_get(j, "lower_bound_s");
     if (d->has_lower_bound)
-        st = get_number(r, j, "run: ", "lower_bound_s", 0, 1e12, &d->lower_bound_s);
+        st = cm_json_get_number(&r->f, j, "run: ", "lower_bound_s", 0, 1e12,
+                                &d->lower_bound_s);
     if (st == CM_OK && d->has_lower_bound)
-        st = get_bool(r, j, "run: ", "optimal", &d->optimal);
+        st = cm_json_get_bool(&r->f, j, "run: ", "optimal", &d->optimal);
     d->evaluations = (uint64_t)evals;
     return st;
 }
@@ -434,7 +384,7 @@ static cm_status read_cuts(lreader *r, json_t *point, const cm_graph *g, const c
                            const cm_latency_options *o, bool *cut)
 {
     json_t *cuts = NULL;
-    cm_status st = get_typed(r, point, "cuts", JSON_ARRAY, &cuts);
+    cm_status st = cm_json_get_array(&r->f, point, "", "cuts", 0, SIZE_MAX, &cuts);
     if (st == CM_OK && !o->weights_reloading && json_array_size(cuts) > 0)
         return cm_error_set(r->err, CM_EINPUT, "%s: \"cuts\" must be empty without weights "
                                                "reloading (the network is one subgraph)", r->path);
@@ -474,11 +424,12 @@ static cm_status read_block(lreader *r, const cm_lat_arch *a, char (*names)[24],
     snprintf(where, sizeof where, "block %s: ", names[b]);
     bool conv = a->kind[b] == CM_LATENCY_CONV;
     int64_t c = 1, m = 1, k = 1;
-    cm_status st = get_int(r, e, where, "coarse", 1, LAT_FOLD_MAX, &c);
+    cm_status st = cm_json_get_int(&r->f, e, where, "coarse", 1, LAT_FOLD_MAX, &c);
     if (st == CM_OK && (conv || json_object_get(e, "macc")))
-        st = get_int(r, e, where, "macc", 1, conv ? LAT_FOLD_MAX : 1, &m);
+        st = cm_json_get_int(&r->f, e, where, "macc", 1, conv ? LAT_FOLD_MAX : 1, &m);
     if (st == CM_OK && (conv || json_object_get(e, "bank_bram18")))
-        st = get_int(r, e, where, "bank_bram18", conv ? 1 : 0, conv ? LAT_BANK_MAX : 0, &k);
+        st = cm_json_get_int(&r->f, e, where, "bank_bram18", conv ? 1 : 0,
+                             conv ? LAT_BANK_MAX : 0, &k);
     coarse[b] = (int)c;
     macc[b] = (int)m;
     bank[b] = conv ? (int)k : 1;
@@ -491,7 +442,8 @@ static cm_status read_blocks(lreader *r, json_t *point, const cm_lat_arch *a, in
 {
     json_t *blocks = NULL;
     char (*names)[24] = calloc((size_t)a->n_blocks + 1, sizeof *names);
-    cm_status st = names ? get_typed(r, point, "blocks", JSON_ARRAY, &blocks) : cm_error_nomem(r->err);
+    cm_status st = names ? cm_json_get_array(&r->f, point, "", "blocks", 0, SIZE_MAX, &blocks)
+                         : cm_error_nomem(r->err);
     if (st == CM_OK)
         arch_names(a, names);
     int n = (int)json_array_size(blocks), most = n > a->n_blocks ? n : a->n_blocks;
@@ -594,7 +546,7 @@ static cm_status read_point(lreader *r, json_t *body, const cm_graph *g,
 {
     memset(p, 0, sizeof *p);
     json_t *point = NULL;
-    cm_status st = get_typed(r, body, "point", JSON_OBJECT, &point);
+    cm_status st = cm_json_get_object(&r->f, body, "", "point", &point);
     if (st == CM_OK && (st = cm_lat_net_build(g, &p->net, r->err)) != CM_OK) {
         cm_error_prefix(r->err, r->path);
         return st;
@@ -654,14 +606,15 @@ static cm_status check_format(lreader *r, json_t *root)
     if (!format || strcmp(format, LAT_FORMAT) != 0)
         return cm_error_set(r->err, CM_EINPUT, "%s: not a latency-driven design file (format "
                             "'%.64s')", r->path, format ? format : "");
-    return get_int(r, root, "", "version", LAT_VERSION, LAT_VERSION, &version);
+    return cm_json_get_int(&r->f, root, "", "version", LAT_VERSION, LAT_VERSION, &version);
 }
 
 static cm_status read_sources(lreader *r, json_t *root, cm_latency_file *f)
 {
     cm_status st = CM_OK;
-    const char *model = json_string_value(get(r, root, "", "model_path", &st));
-    const char *board = st == CM_OK ? json_string_value(get(r, root, "", "board", &st)) : NULL;
+    json_t *m = cm_json_get_value(&r->f, root, "", "model_path", &st);
+    json_t *b = st == CM_OK ? cm_json_get_value(&r->f, root, "", "board", &st) : NULL;
+    const char *model = json_string_value(m), *board = json_string_value(b);
     if (st != CM_OK)
         return st;
     if (!model || !board)
@@ -683,7 +636,7 @@ static cm_status read_sources(lreader *r, json_t *root, cm_latency_file *f)
 cm_status cm_latency_design_load(const char *path, cm_latency_file *out, cm_error *err)
 {
     memset(out, 0, sizeof *out);
-    lreader r = {path, err};
+    lreader r = {path, err, {.path = path, .err = err, .missing = true}};
     json_t *root = NULL;
     cm_status st = cm_json_file_read(path, &root, err);
     if (st == CM_OK)
@@ -837,10 +790,11 @@ cm_status cm_latency_choice_save(const cm_design *partitioned, const cm_design_r
 static cm_status read_comparison(lreader *r, json_t *body, cm_latency_choice *c)
 {
     json_t *j = NULL;
-    cm_status st = get_typed(r, body, "comparison", JSON_OBJECT, &j);
+    cm_status st = cm_json_get_object(&r->f, body, "", "comparison", &j);
     c->has_lower_bound = st == CM_OK && json_object_get(j, "lower_bound_s");
     if (c->has_lower_bound)
-        st = get_number(r, j, "comparison: ", "lower_bound_s", 0, 1e12, &c->lower_bound_s);
+        st = cm_json_get_number(&r->f, j, "comparison: ", "lower_bound_s", 0, 1e12,
+                                &c->lower_bound_s);
     return st;
 }
 
@@ -853,7 +807,7 @@ static cm_status load_latency_choice(lreader *r, json_t *root, cm_design **d, cm
     cm_latency_options o;
     cm_status st = check_format(r, root);
     if (st == CM_OK)
-        st = get_typed(r, root, "throughput_driven", JSON_OBJECT, &other);
+        st = cm_json_get_object(&r->f, root, "", "throughput_driven", &other);
     if (st == CM_OK)
         st = cm_design_load_json(r->path, other, d, run, r->err);
     if (st == CM_OK && (!json_equal(json_object_get(root, "model_path"), json_object_get(other, "model_path")) ||
@@ -886,7 +840,7 @@ static cm_status load_streaming_choice(lreader *r, json_t *root, cm_design **d, 
     }
     if (!json_is_object(alt))
         return cm_error_set(r->err, CM_EINPUT, "%s: \"latency_driven\" must be an object", r->path);
-    st = get_bool(r, alt, "latency_driven: ", "available", &available);
+    st = cm_json_get_bool(&r->f, alt, "latency_driven: ", "available", &available);
     const char *message = json_string_value(json_object_get(alt, "message"));
     if (st == CM_OK && available)
         st = read_design(r, alt, cm_design_graph(*d), cm_design_board(*d), false, &o, &c->ld);
@@ -903,7 +857,7 @@ cm_status cm_latency_choice_load(const char *path, cm_design **partitioned, cm_d
 {
     memset(c, 0, sizeof *c);
     *partitioned = NULL;
-    lreader r = {path, err};
+    lreader r = {path, err, {.path = path, .err = err, .missing = true}};
     json_t *root = NULL;
     cm_status st = cm_json_file_read(path, &root, err);
     const char *format = format_of(root);

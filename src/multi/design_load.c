@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "util/json_fields.h"
 #include "util/json_file.h"
 
 #define FIELD_MAX 192
@@ -28,6 +29,7 @@
 typedef struct loader {
     const char *path;
     cm_error *err;
+    cm_json_fields f; /* fields named by path: "networks[2].fps must be ..." */
     cm_multi_request q;
     cm_board board;
     cm_graph *g[CM_MULTI_MAX_MODELS];
@@ -61,97 +63,6 @@ static void field_of(char *field, const char *at, const char *key)
     snprintf(field, FIELD_MAX, "%.150s%s%.40s", at, *at ? "." : "", key);
 }
 
-static cm_status get_number(const loader *l, const json_t *o, const char *at, const char *key,
-                            double lo, double hi, double *out)
-{
-    const json_t *v = json_object_get(o, key);
-    double x = json_number_value(v);
-    if (json_is_number(v) && isfinite(x) && x >= lo && x <= hi) {
-        *out = x;
-        return CM_OK;
-    }
-    char field[FIELD_MAX], what[96];
-    field_of(field, at, key);
-    snprintf(what, sizeof what, "must be a number from %g to %g", lo, hi);
-    return bad(l, field, what);
-}
-
-static cm_status get_int(const loader *l, const json_t *o, const char *at, const char *key,
-                         int64_t lo, int64_t hi, int64_t *out)
-{
-    const json_t *v = json_object_get(o, key);
-    if (json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi) {
-        *out = json_integer_value(v);
-        return CM_OK;
-    }
-    char field[FIELD_MAX], what[96];
-    field_of(field, at, key);
-    snprintf(what, sizeof what, "must be an integer from %lld to %lld", (long long)lo,
-             (long long)hi);
-    return bad(l, field, what);
-}
-
-static cm_status get_int32(const loader *l, const json_t *o, const char *at, const char *key,
-                           int lo, int hi, int *out)
-{
-    int64_t v = 0;
-    cm_status st = get_int(l, o, at, key, lo, hi, &v);
-    *out = (int)v;
-    return st;
-}
-
-/* A non-empty string without NUL bytes, shorter than max. */
-static cm_status get_string(const loader *l, const json_t *o, const char *at, const char *key,
-                            size_t max, const char **out)
-{
-    const json_t *v = json_object_get(o, key);
-    const char *s = json_string_value(v);
-    size_t len = s ? json_string_length(v) : 0;
-    if (s && len > 0 && len == strlen(s) && len < max) {
-        *out = s;
-        return CM_OK;
-    }
-    char field[FIELD_MAX];
-    field_of(field, at, key);
-    return bad(l, field, "must be a non-empty string");
-}
-
-static cm_status get_bool(const loader *l, const json_t *o, const char *at, const char *key,
-                          bool *out)
-{
-    const json_t *v = json_object_get(o, key);
-    *out = json_is_true(v);
-    if (json_is_boolean(v))
-        return CM_OK;
-    char field[FIELD_MAX];
-    field_of(field, at, key);
-    return bad(l, field, "must be true or false");
-}
-
-static cm_status get_object(const loader *l, const json_t *o, const char *at, const char *key,
-                            const json_t **out)
-{
-    *out = json_object_get(o, key);
-    if (json_is_object(*out))
-        return CM_OK;
-    char field[FIELD_MAX];
-    field_of(field, at, key);
-    return bad(l, field, "must be an object");
-}
-
-static cm_status get_array(const loader *l, const json_t *o, const char *at, const char *key,
-                           size_t min, size_t max, const json_t **out)
-{
-    *out = json_object_get(o, key);
-    size_t n = json_array_size(*out);
-    if (json_is_array(*out) && n >= min && n <= max)
-        return CM_OK;
-    char field[FIELD_MAX], what[96];
-    field_of(field, at, key);
-    snprintf(what, sizeof what, "must be an array of %zu to %zu entries", min, max);
-    return bad(l, field, what);
-}
-
 /* ---- engines ---- */
 
 static cm_status read_names(const loader *l, const json_t *a, const char *at, char **names,
@@ -179,10 +90,10 @@ static cm_status read_folds(const loader *l, const json_t *a, const char *at, cm
         const json_t *f = json_array_get(a, k);
         const char *name = NULL;
         int fin = 0;
-        st = json_is_object(f) ? get_string(l, f, field, "layer", 4096, &name)
+        st = json_is_object(f) ? cm_json_get_string(&l->f, f, field, "layer", 4096, &name)
                                : bad(l, field, "must be an object");
         if (st == CM_OK)
-            st = get_int32(l, f, field, "f_in", 2, 65536, &fin);
+            st = cm_json_get_int32(&l->f, f, field, "f_in", 2, 65536, &fin);
         if (st == CM_OK && !(p->fold_layers[p->n_folds] = strdup(name)))
             st = cm_error_nomem(l->err);
         if (st == CM_OK)
@@ -194,14 +105,15 @@ static cm_status read_folds(const loader *l, const json_t *a, const char *at, cm
 static cm_status read_block(const loader *l, const json_t *b, const char *at, cm_multi_block *x)
 {
     const char *name = NULL;
-    cm_status st = json_is_object(b) ? get_string(l, b, at, "name", sizeof x->name, &name)
-                                     : bad(l, at, "must be an object");
+    cm_status st = json_is_object(b)
+                       ? cm_json_get_string(&l->f, b, at, "name", sizeof x->name, &name)
+                       : bad(l, at, "must be an object");
     if (st == CM_OK)
-        st = get_int32(l, b, at, "coarse", 1, 1 << 20, &x->coarse);
+        st = cm_json_get_int32(&l->f, b, at, "coarse", 1, 1 << 20, &x->coarse);
     if (st == CM_OK)
-        st = get_int32(l, b, at, "macc", 1, 1 << 20, &x->macc);
+        st = cm_json_get_int32(&l->f, b, at, "macc", 1, 1 << 20, &x->macc);
     if (st == CM_OK)
-        st = get_int32(l, b, at, "bank_bram", 0, 1 << 30, &x->bank_bram);
+        st = cm_json_get_int32(&l->f, b, at, "bank_bram", 0, 1 << 30, &x->bank_bram);
     if (st == CM_OK)
         snprintf(x->name, sizeof x->name, "%s", name);
     return st;
@@ -221,13 +133,13 @@ static cm_status alloc_point(const loader *l, size_t cuts, size_t folds, size_t 
 
 static cm_status read_point(const loader *l, const json_t *pt, const char *at, cm_multi_point *p)
 {
-    const json_t *cuts, *folds, *blocks;
+    json_t *cuts = NULL, *folds = NULL, *blocks = NULL;
     char field[FIELD_MAX];
-    cm_status st = get_array(l, pt, at, "cuts", 0, 1 << 20, &cuts);
+    cm_status st = cm_json_get_array(&l->f, pt, at, "cuts", 0, 1 << 20, &cuts);
     if (st == CM_OK)
-        st = get_array(l, pt, at, "folds", 0, 1 << 20, &folds);
+        st = cm_json_get_array(&l->f, pt, at, "folds", 0, 1 << 20, &folds);
     if (st == CM_OK)
-        st = get_array(l, pt, at, "blocks", 1, 1 << 20, &blocks);
+        st = cm_json_get_array(&l->f, pt, at, "blocks", 1, 1 << 20, &blocks);
     if (st == CM_OK)
         st = alloc_point(l, json_array_size(cuts), json_array_size(folds),
                          json_array_size(blocks), p);
@@ -250,14 +162,15 @@ static cm_status read_engine(loader *l, const json_t *e, const char *at, int i, 
 {
     cm_multi_model *m = &l->r->models[i];
     char field[FIELD_MAX];
-    const json_t *pt;
+    json_t *pt = NULL;
     cm_multi_point p;
     memset(&p, 0, sizeof p);
     double cap = 1.0;
-    cm_status st = json_is_object(e) ? get_number(l, e, at, "resource_cap", 1e-9, 1.0, &cap)
-                                     : bad(l, at, "must be an object");
+    cm_status st = json_is_object(e)
+                       ? cm_json_get_number(&l->f, e, at, "resource_cap", 1e-9, 1.0, &cap)
+                       : bad(l, at, "must be an object");
     if (st == CM_OK)
-        st = get_object(l, e, at, "point", &pt);
+        st = cm_json_get_object(&l->f, e, at, "point", &pt);
     field_of(field, at, "point");
     if (st == CM_OK)
         st = read_point(l, pt, field, &p);
@@ -283,16 +196,16 @@ static cm_status read_model(loader *l, const json_t *m, int i, bool cyclic)
     cm_multi_model *x = &l->r->models[i];
     cm_multi_schedule *s = &l->r->schedule;
     int64_t front = 0;
-    const json_t *base = NULL;
-    cm_status st = get_number(l, m, at, "max_fps", 1e-12, 1e12, &x->max_fps);
+    json_t *base = NULL;
+    cm_status st = cm_json_get_number(&l->f, m, at, "max_fps", 1e-12, 1e12, &x->max_fps);
     if (st == CM_OK)
-        st = get_number(l, m, at, "fps", 0, 1e12, &l->recorded_fps[i]);
+        st = cm_json_get_number(&l->f, m, at, "fps", 0, 1e12, &l->recorded_fps[i]);
     if (st == CM_OK)
-        st = get_int(l, m, at, "front_size", 1, 1 << 20, &front);
+        st = cm_json_get_int(&l->f, m, at, "front_size", 1, 1 << 20, &front);
     if (st == CM_OK && cyclic)
-        st = get_int32(l, m, at, "repetitions", 1, 1 << 16, &s->repetitions[i]);
+        st = cm_json_get_int32(&l->f, m, at, "repetitions", 1, 1 << 16, &s->repetitions[i]);
     if (st == CM_OK && !cyclic)
-        st = get_number(l, m, at, "bandwidth_share", 1e-12, 1.0, &s->share[i]);
+        st = cm_json_get_number(&l->f, m, at, "bandwidth_share", 1e-12, 1.0, &s->share[i]);
     x->front_size = (int)front;
     x->target_fps = x->user_fps > 0 ? fmin(x->user_fps, x->max_fps) : x->max_fps;
     x->front = calloc(2, sizeof *x->front);
@@ -302,7 +215,7 @@ static cm_status read_model(loader *l, const json_t *m, int i, bool cyclic)
     if (st == CM_OK)
         st = read_engine(l, json_object_get(m, "engine"), field, i, 0);
     if (st == CM_OK)
-        st = get_object(l, m, at, "baseline", &base);
+        st = cm_json_get_object(&l->f, m, at, "baseline", &base);
     field_of(field, at, "baseline.engine");
     if (st == CM_OK)
         st = read_engine(l, json_object_get(base, "engine"), field, i, 1);
@@ -374,18 +287,19 @@ typedef struct slot_ref {
 static cm_status read_slot(const loader *l, const json_t *t, const char *at, slot_ref *x)
 {
     const char *model = NULL;
-    cm_status st = json_is_object(t) ? get_int32(l, t, at, "engine", 0, 1 << 30, &x->engine)
-                                     : bad(l, at, "must be an object");
+    cm_status st = json_is_object(t)
+                       ? cm_json_get_int32(&l->f, t, at, "engine", 0, 1 << 30, &x->engine)
+                       : bad(l, at, "must be an object");
     if (st == CM_OK)
-        st = get_string(l, t, at, "model", 4096, &model);
+        st = cm_json_get_string(&l->f, t, at, "model", 4096, &model);
     if (st == CM_OK)
-        st = get_int32(l, t, at, "subgraph", 0, 1 << 30, &x->subgraph);
+        st = cm_json_get_int32(&l->f, t, at, "subgraph", 0, 1 << 30, &x->subgraph);
     if (st == CM_OK)
-        st = get_int32(l, t, at, "repetition", 0, 1 << 30, &x->repetition);
+        st = cm_json_get_int32(&l->f, t, at, "repetition", 0, 1 << 30, &x->repetition);
     if (st == CM_OK)
-        st = get_number(l, t, at, "start_s", 0.0, 1e9, &x->start_s);
+        st = cm_json_get_number(&l->f, t, at, "start_s", 0.0, 1e9, &x->start_s);
     if (st == CM_OK)
-        st = get_number(l, t, at, "slowdown", CM_MT_MIN_SLOWDOWN, 1.0, &x->slowdown);
+        st = cm_json_get_number(&l->f, t, at, "slowdown", CM_MT_MIN_SLOWDOWN, 1.0, &x->slowdown);
     if (st == CM_OK && x->engine < l->r->n_models &&
         strcmp(model, l->r->models[x->engine].name) != 0) {
         char field[FIELD_MAX];
@@ -419,8 +333,8 @@ static cm_status place(const loader *l, const cm_mt_inst *x, const slot_ref *t, 
 static cm_status read_slots(const loader *l, const json_t *root, const cm_mt_inst *x,
                             double *sl, double *start)
 {
-    const json_t *table;
-    cm_status st = get_array(l, root, "", "slot_table", 1, 1 << 20, &table);
+    json_t *table = NULL;
+    cm_status st = cm_json_get_array(&l->f, root, "", "slot_table", 1, 1 << 20, &table);
     bool *seen = calloc((size_t)x->n_tasks + 1, sizeof *seen);
     if (st == CM_OK && !seen)
         st = cm_error_nomem(l->err);
@@ -570,38 +484,39 @@ static cm_status check_targets(const loader *l)
 static cm_status read_facts(loader *l, const json_t *root)
 {
     cm_multi_result *r = l->r;
-    const json_t *search;
+    json_t *search = NULL;
     int64_t v[4] = {0};
     static const char *const keys[] = {"joint_points", "joint_feasible", "joint_distinct",
                                        "joint_scheduled"};
-    cm_status st = get_object(l, root, "", "search", &search);
+    cm_status st = cm_json_get_object(&l->f, root, "", "search", &search);
     for (int k = 0; st == CM_OK && k < 4; k++)
-        st = get_int(l, search, "search", keys[k], 0, INT64_MAX, &v[k]);
+        st = cm_json_get_int(&l->f, search, "search", keys[k], 0, INT64_MAX, &v[k]);
     r->joint_points = (uint64_t)v[0];
     r->joint_feasible = (uint64_t)v[1];
     r->joint_distinct = (uint64_t)v[2];
     r->joint_scheduled = (uint64_t)v[3];
     if (st == CM_OK)
-        st = get_bool(l, root, "", "stopped_early", &r->stopped_early);
+        st = cm_json_get_bool(&l->f, root, "", "stopped_early", &r->stopped_early);
     if (st == CM_OK)
-        st = get_bool(l, root, "", "optimal", &r->schedule.optimal);
+        st = cm_json_get_bool(&l->f, root, "", "optimal", &r->schedule.optimal);
     return st;
 }
 
 /* The options the figures depend on beyond the inputs. */
 static cm_status read_options(loader *l, const json_t *root)
 {
-    const json_t *o;
+    json_t *o = NULL;
     l->o = l->q.options;
-    cm_status st = get_object(l, root, "", "options", &o);
+    cm_status st = cm_json_get_object(&l->f, root, "", "options", &o);
     if (st == CM_OK)
-        st = get_number(l, o, "options", "clock_mhz", 1.0, 2000.0, &l->o.clock_mhz);
+        st = cm_json_get_number(&l->f, o, "options", "clock_mhz", 1.0, 2000.0, &l->o.clock_mhz);
     if (st == CM_OK)
-        st = get_int32(l, o, "options", "word_bits", 8, 64, &l->o.word_bits);
+        st = cm_json_get_int32(&l->f, o, "options", "word_bits", 8, 64, &l->o.word_bits);
     if (st == CM_OK)
-        st = get_int32(l, o, "options", "burst_length", 1, 1 << 20, &l->o.burst_length);
+        st = cm_json_get_int32(&l->f, o, "options", "burst_length", 1, 1 << 20,
+                               &l->o.burst_length);
     if (st == CM_OK)
-        st = get_int32(l, o, "options", "max_slots", 1, 1 << 16, &l->o.max_slots);
+        st = cm_json_get_int32(&l->f, o, "options", "max_slots", 1, 1 << 16, &l->o.max_slots);
     return st;
 }
 
@@ -622,8 +537,8 @@ static cm_status check_version(const loader *l, const json_t *root)
 
 static cm_status read_models(loader *l, const json_t *root, bool cyclic)
 {
-    const json_t *models;
-    cm_status st = get_array(l, root, "", "models", (size_t)l->q.n_models,
+    json_t *models = NULL;
+    cm_status st = cm_json_get_array(&l->f, root, "", "models", (size_t)l->q.n_models,
                              (size_t)l->q.n_models, &models);
     if (st == CM_OK)
         st = alloc_schedule(l, l->r->n_models);
@@ -677,6 +592,7 @@ cm_status cm_multi_design_load(const char *path, cm_multi_result **out, cm_error
     memset(&l, 0, sizeof l);
     l.path = path;
     l.err = err;
+    l.f = (cm_json_fields){.path = path, .err = err, .dotted = true};
     json_t *root = NULL;
     cm_status st = cm_json_file_read(path, &root, err);
     if (st == CM_OK)

@@ -15,6 +15,7 @@
 
 #include "nn2fpga/n2_internal.h"
 #include "nn2fpga/n2_json.h"
+#include "util/json_fields.h"
 #include "util/json_file.h"
 #include "util/path.h"
 
@@ -138,91 +139,14 @@ cm_status cm_nn2fpga_design_save(const cm_nn2fpga_design *d, const char *path, c
 
 /* ---- reading ---- */
 
+/* `f` names the layer as well as the key where a value inside "layers" is wrong
+ * ("layer NAME: "). */
 typedef struct n2_reader {
     const char *path;
     json_t *root;
     cm_error *err;
+    cm_json_fields f;
 } n2_reader;
-
-/* `where` is "" or "layer NAME: ", so that a bad value inside "layers" names the
- * layer as well as the key. */
-static json_t *get(n2_reader *r, json_t *obj, const char *where, const char *key, cm_status *st)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v)
-        *st = cm_error_set(r->err, CM_EINPUT, "%s: %s\"%s\" is missing", r->path, where, key);
-    return v;
-}
-
-static cm_status get_string(n2_reader *r, json_t *obj, const char *where, const char *key,
-                            const char **out)
-{
-    cm_status st = CM_OK;
-    json_t *v = get(r, obj, where, key, &st);
-    if (v && !json_is_string(v))
-        return cm_error_set(r->err, CM_EINPUT, "%s: %s\"%s\" must be a string", r->path, where, key);
-    *out = json_string_value(v);
-    return st;
-}
-
-static cm_status get_int(n2_reader *r, json_t *obj, const char *where, const char *key, int64_t lo,
-                         int64_t hi, int64_t *out)
-{
-    cm_status st = CM_OK;
-    json_t *v = get(r, obj, where, key, &st);
-    if (v && (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi))
-        return cm_error_set(r->err, CM_EINPUT, "%s: %s\"%s\" must be an integer from %lld to %lld",
-                            r->path, where, key, (long long)lo, (long long)hi);
-    if (v)
-        *out = json_integer_value(v);
-    return st;
-}
-
-static cm_status get_number(n2_reader *r, json_t *obj, const char *where, const char *key,
-                            double lo, double hi, double *out)
-{
-    cm_status st = CM_OK;
-    json_t *v = get(r, obj, where, key, &st);
-    double x = json_number_value(v);
-    if (v && (!json_is_number(v) || !(x >= lo && x <= hi)))
-        return cm_error_set(r->err, CM_EINPUT, "%s: %s\"%s\" must be a number from %g to %g",
-                            r->path, where, key, lo, hi);
-    *out = x;
-    return st;
-}
-
-static cm_status get_bool(n2_reader *r, json_t *obj, const char *where, const char *key, bool *out)
-{
-    cm_status st = CM_OK;
-    json_t *v = get(r, obj, where, key, &st);
-    if (v && !json_is_boolean(v))
-        return cm_error_set(r->err, CM_EINPUT, "%s: %s\"%s\" must be true or false", r->path, where,
-                            key);
-    *out = json_is_true(v);
-    return st;
-}
-
-static cm_status get_object(n2_reader *r, json_t *obj, const char *key, json_t **out)
-{
-    cm_status st = CM_OK;
-    *out = get(r, obj, "", key, &st);
-    if (*out && !json_is_object(*out))
-        return cm_error_set(r->err, CM_EINPUT, "%s: \"%s\" must be an object", r->path, key);
-    return st;
-}
-
-static cm_status get_array(n2_reader *r, const char *key, size_t max, json_t **out)
-{
-    cm_status st = CM_OK;
-    *out = get(r, r->root, "", key, &st);
-    if (*out && (!json_is_array(*out) || json_array_size(*out) > max))
-        return max == SIZE_MAX
-                   ? cm_error_set(r->err, CM_EINPUT, "%s: \"%s\" must be an array", r->path, key)
-                   : cm_error_set(r->err, CM_EINPUT,
-                                  "%s: \"%s\" must be an array of at most %zu entries", r->path,
-                                  key, max);
-    return st;
-}
 
 static cm_status check_format(n2_reader *r)
 {
@@ -230,12 +154,13 @@ static cm_status check_format(n2_reader *r)
     int64_t version = 0;
     if (!json_is_object(r->root))
         return cm_error_set(r->err, CM_EINPUT, "%s: a design file holds one JSON object", r->path);
-    cm_status st = get_string(r, r->root, "", "format", &format);
+    cm_status st = cm_json_get_string(&r->f, r->root, "", "format", 0, &format);
     if (st == CM_OK && strcmp(format, N2_DESIGN_FORMAT) != 0)
         st = cm_error_set(r->err, CM_EINPUT, "%s: not an nn2FPGA design file (format '%.64s')",
                           r->path, format);
     if (st == CM_OK)
-        st = get_int(r, r->root, "", "version", N2_DESIGN_VERSION, N2_DESIGN_VERSION, &version);
+        st = cm_json_get_int(&r->f, r->root, "", "version", N2_DESIGN_VERSION, N2_DESIGN_VERSION,
+                             &version);
     return st;
 }
 
@@ -243,7 +168,7 @@ static cm_status read_solver(n2_reader *r, cm_nn2fpga_solver *out)
 {
     static const cm_nn2fpga_solver solvers[] = {CM_NN2FPGA_BIP, CM_NN2FPGA_EXACT, CM_NN2FPGA_NONE};
     const char *name = NULL;
-    cm_status st = get_string(r, r->root, "", "solver", &name);
+    cm_status st = cm_json_get_string(&r->f, r->root, "", "solver", 0, &name);
     if (st != CM_OK)
         return st;
     for (int i = 0; i < 3; i++)
@@ -263,22 +188,23 @@ static cm_status read_options(n2_reader *r, cm_nn2fpga_design *d)
     int64_t bits = 0, batch = 0;
     cm_status st = read_solver(r, &o->solver);
     if (st == CM_OK)
-        st = get_int(r, r->root, "", "default_bits", 1, 32, &bits);
+        st = cm_json_get_int(&r->f, r->root, "", "default_bits", 1, 32, &bits);
     if (st == CM_OK)
-        st = get_bool(r, r->root, "", "temporal_reuse", &o->temporal_reuse);
+        st = cm_json_get_bool(&r->f, r->root, "", "temporal_reuse", &o->temporal_reuse);
     if (st == CM_OK)
-        st = get_bool(r, r->root, "", "loop_merge", &o->loop_merge);
+        st = cm_json_get_bool(&r->f, r->root, "", "loop_merge", &o->loop_merge);
     /* The range of --clock and of a board's clock (board.h): beyond it the figures
      * overflow. */
     if (st == CM_OK)
-        st = get_number(r, r->root, "", "clock_mhz", CM_BOARD_CLOCK_MHZ_MIN, CM_BOARD_CLOCK_MHZ_MAX,
-                        &o->clock_mhz);
+        st = cm_json_get_number(&r->f, r->root, "", "clock_mhz", CM_BOARD_CLOCK_MHZ_MIN,
+                                CM_BOARD_CLOCK_MHZ_MAX, &o->clock_mhz);
     if (st == CM_OK)
-        st = get_int(r, r->root, "", "batch", 1, N2_BATCH_MAX, &batch);
+        st = cm_json_get_int(&r->f, r->root, "", "batch", 1, N2_BATCH_MAX, &batch);
     if (st == CM_OK)
-        st = get_number(r, r->root, "", "time_limit_s", 0, N2_TIME_LIMIT_MAX, &o->time_limit_s);
+        st = cm_json_get_number(&r->f, r->root, "", "time_limit_s", 0, N2_TIME_LIMIT_MAX,
+                                &o->time_limit_s);
     if (st == CM_OK)
-        st = get_string(r, r->root, "", "objective", &objective);
+        st = cm_json_get_string(&r->f, r->root, "", "objective", 0, &objective);
     if (st == CM_OK && strcmp(objective, "latency") != 0 && strcmp(objective, "throughput") != 0)
         st = cm_error_set(r->err, CM_EINPUT,
                           "%s: \"objective\" must be latency or throughput, not '%.64s'", r->path,
@@ -293,9 +219,9 @@ static cm_status read_options(n2_reader *r, cm_nn2fpga_design *d)
 static cm_status build(n2_reader *r, cm_nn2fpga_design *d)
 {
     const char *model_path = NULL, *board_ref = NULL;
-    cm_status st = get_string(r, r->root, "", "model_path", &model_path);
+    cm_status st = cm_json_get_string(&r->f, r->root, "", "model_path", 0, &model_path);
     if (st == CM_OK)
-        st = get_string(r, r->root, "", "board", &board_ref);
+        st = cm_json_get_string(&r->f, r->root, "", "board", 0, &board_ref);
     if (st == CM_OK)
         st = read_options(r, d);
     if (st != CM_OK)
@@ -332,14 +258,14 @@ static int find_layer(const cm_nn2fpga_result *res, const char *name)
 static cm_status match_layers(n2_reader *r, const cm_nn2fpga_result *res, json_t **entry_of)
 {
     json_t *layers = NULL;
-    cm_status st = get_array(r, "layers", SIZE_MAX, &layers);
+    cm_status st = cm_json_get_array(&r->f, r->root, "", "layers", 0, SIZE_MAX, &layers);
     for (size_t k = 0; st == CM_OK && k < json_array_size(layers); k++) {
         json_t *e = json_array_get(layers, k);
         const char *name = NULL;
         if (!json_is_object(e))
             return cm_error_set(r->err, CM_EINPUT, "%s: every entry of \"layers\" must be an object",
                                 r->path);
-        st = get_string(r, e, "layers[]: ", "name", &name);
+        st = cm_json_get_string(&r->f, e, "layers[]: ", "name", 0, &name);
         int t = st == CM_OK ? find_layer(res, name) : -1;
         if (st == CM_OK && t < 0)
             st = cm_error_set(r->err, CM_EINPUT, "%s: unknown layer '%.128s' (the model's nn2fpga "
@@ -371,15 +297,15 @@ static cm_status read_entry(n2_reader *r, json_t *e, const cm_nn2fpga_layer *l, 
     snprintf(where, sizeof where, "layer %.128s: ", l->name);
     cm_status st = CM_OK;
     for (int k = 0; k < 3 && st == CM_OK; k++)
-        st = get_int(r, e, where, keys[k], 1, N2_FACTOR_MAX, &out->par[k]);
+        st = cm_json_get_int(&r->f, e, where, keys[k], 1, N2_FACTOR_MAX, &out->par[k]);
     if (st == CM_OK)
-        st = get_bool(r, e, where, "weights_in_uram", &out->uram);
+        st = cm_json_get_bool(&r->f, e, where, "weights_in_uram", &out->uram);
     /* Records of the search, for printing only; a hand-written file may leave them out. */
     out->enumerated = out->kept = 0;
     if (st == CM_OK && json_object_get(e, "configs_enumerated"))
-        st = get_int(r, e, where, "configs_enumerated", 0, INT_MAX, &out->enumerated);
+        st = cm_json_get_int(&r->f, e, where, "configs_enumerated", 0, INT_MAX, &out->enumerated);
     if (st == CM_OK && json_object_get(e, "configs_kept"))
-        st = get_int(r, e, where, "configs_kept", 0, INT_MAX, &out->kept);
+        st = cm_json_get_int(&r->f, e, where, "configs_kept", 0, INT_MAX, &out->kept);
     return st;
 }
 
@@ -460,15 +386,16 @@ static cm_status read_phase(n2_reader *r, json_t *p, int i, cm_nn2fpga_result *r
                                                     "%s: every entry of \"phases\" must be an object",
                                                     r->path);
     for (int k = 0; k < 4 && st == CM_OK; k++)
-        st = get_int(r, p, where, keys[k], k == 0 ? i + 1 : 0, k == 0 ? i + 1 : INT_MAX, &n[k]);
+        st = cm_json_get_int(&r->f, p, where, keys[k], k == 0 ? i + 1 : 0,
+                             k == 0 ? i + 1 : INT_MAX, &n[k]);
     if (st == CM_OK)
-        st = get_number(r, p, where, "time_s", 0, 1e12, &ph->time_s);
+        st = cm_json_get_number(&r->f, p, where, "time_s", 0, 1e12, &ph->time_s);
     if (st == CM_OK)
-        st = get_bool(r, p, where, "optimal", &ph->optimal);
+        st = cm_json_get_bool(&r->f, p, where, "optimal", &ph->optimal);
     if (st == CM_OK)
-        st = get_number(r, p, where, "objective", -1e300, 1e300, &ph->objective);
+        st = cm_json_get_number(&r->f, p, where, "objective", -1e300, 1e300, &ph->objective);
     if (st == CM_OK)
-        st = get_int(r, p, where, "period", 0, INT64_MAX, &period);
+        st = cm_json_get_int(&r->f, p, where, "period", 0, INT64_MAX, &period);
     ph->variables = (int)n[1];
     ph->constraints = (int)n[2];
     ph->programs = (int)n[3];
@@ -478,9 +405,9 @@ static cm_status read_phase(n2_reader *r, json_t *p, int i, cm_nn2fpga_result *r
     json_t *rsc = NULL;
     int64_t v[3] = {0, 0, 0};
     static const char *const rkeys[3] = {"DSP", "BRAM18", "URAM"};
-    st = get_object(r, p, "resources", &rsc);
+    st = cm_json_get_object(&r->f, p, "", "resources", &rsc);
     for (int k = 0; k < 3 && st == CM_OK; k++)
-        st = get_int(r, rsc, "phases[0].resources: ", rkeys[k], 0, INT64_MAX, &v[k]);
+        st = cm_json_get_int(&r->f, rsc, "phases[0].resources: ", rkeys[k], 0, INT64_MAX, &v[k]);
     res->period_phase1 = period;
     res->dsp_phase1 = v[0];
     res->bram_phase1 = v[1];
@@ -498,17 +425,17 @@ static cm_status read_records(n2_reader *r, cm_nn2fpga_result *res)
     res->dsp_phase1 = res->dsp;
     res->bram_phase1 = res->bram18;
     res->uram_phase1 = res->uram;
-    cm_status st = get_bool(r, r->root, "", "optimal", &res->optimal);
+    cm_status st = cm_json_get_bool(&r->f, r->root, "", "optimal", &res->optimal);
     if (st == CM_OK)
-        st = get_object(r, r->root, "optimiser", &opt);
+        st = cm_json_get_object(&r->f, r->root, "", "optimiser", &opt);
     if (st == CM_OK)
-        st = get_number(r, opt, "optimiser: ", "time_s", 0, 1e12, &res->time_s);
+        st = cm_json_get_number(&r->f, opt, "optimiser: ", "time_s", 0, 1e12, &res->time_s);
     if (st == CM_OK)
-        st = get_object(r, r->root, "design_space", &space);
+        st = cm_json_get_object(&r->f, r->root, "", "design_space", &space);
     if (st == CM_OK)
-        st = get_int(r, space, "design_space: ", "enumerated", 0, INT_MAX, &enumerated);
+        st = cm_json_get_int(&r->f, space, "design_space: ", "enumerated", 0, INT_MAX, &enumerated);
     if (st == CM_OK)
-        st = get_array(r, "phases", 2, &phases);
+        st = cm_json_get_array(&r->f, r->root, "", "phases", 0, 2, &phases);
     for (size_t i = 0; st == CM_OK && i < json_array_size(phases); i++)
         st = read_phase(r, json_array_get(phases, i), (int)i, res);
     res->variables_enumerated = (int)enumerated;
@@ -522,16 +449,17 @@ static cm_status read_fifo(n2_reader *r, json_t *e, cm_nn2fpga_result *res)
     const char *name = NULL;
     json_t *fifo = NULL;
     int64_t words = 0;
-    cm_status st = json_is_object(e) ? get_string(r, e, "skip_connections: ", "name", &name)
-                                     : cm_error_set(r->err, CM_EINPUT, "%s: every entry of "
-                                                    "\"skip_connections\" must be an object", r->path);
+    cm_status st = json_is_object(e)
+                       ? cm_json_get_string(&r->f, e, "skip_connections: ", "name", 0, &name)
+                       : cm_error_set(r->err, CM_EINPUT, "%s: every entry of "
+                                      "\"skip_connections\" must be an object", r->path);
     if (st != CM_OK || !res->skips_built || !(fifo = json_object_get(e, "fifo")))
         return st;
     char where[96];
     snprintf(where, sizeof where, "skip connection %.64s: fifo: ", name);
     if (!json_is_object(fifo))
         return cm_error_set(r->err, CM_EINPUT, "%s: %smust be an object", r->path, where);
-    if ((st = get_int(r, fifo, where, "words", 1, N2_FACTOR_MAX, &words)) != CM_OK)
+    if ((st = cm_json_get_int(&r->f, fifo, where, "words", 1, N2_FACTOR_MAX, &words)) != CM_OK)
         return st;
     for (int k = 0; k < res->n_skips; k++) {
         cm_nn2fpga_skip *s = &res->skips[k];
@@ -565,7 +493,7 @@ static cm_status read_fifos(n2_reader *r, cm_nn2fpga_design *d)
 cm_status cm_nn2fpga_design_load(const char *path, cm_nn2fpga_design *out, cm_error *err)
 {
     memset(out, 0, sizeof *out);
-    n2_reader r = {.path = path, .err = err};
+    n2_reader r = {.path = path, .err = err, .f = {.path = path, .err = err, .missing = true}};
     cm_status st = cm_json_file_read(path, &r.root, err);
     if (st == CM_OK)
         st = check_format(&r);

@@ -14,6 +14,7 @@
 #include <cnnmap/model.h>
 
 #include "overlay/ov_json.h"
+#include "util/json_fields.h"
 #include "util/json_file.h"
 #include "util/path.h"
 #include "util/progress.h"
@@ -118,6 +119,7 @@ typedef struct ov_reader {
     cm_overlay_design *d;
     cm_strmap layers; /* the graph's layer names */
     cm_error *err;
+    cm_json_fields f;
 } ov_reader;
 
 /* obj[key] of the JSON type `type` ("what" names it for the message), or NULL with the
@@ -135,16 +137,6 @@ static json_t *need(ov_reader *r, json_t *obj, const char *where, const char *ke
     return ok ? v : NULL;
 }
 
-static cm_status need_int(ov_reader *r, json_t *v, const char *where, const char *key, int64_t lo,
-                          int64_t hi, int64_t *out)
-{
-    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-        return cm_error_set(r->err, CM_EINPUT, "%s: %s\"%s\" must be an integer from %lld to %lld",
-                            r->path, where, key, (long long)lo, (long long)hi);
-    *out = json_integer_value(v);
-    return CM_OK;
-}
-
 static cm_status need_pair(ov_reader *r, const char *key, int64_t lo, int64_t hi, int out[2])
 {
     json_t *v = need(r, r->root, "", key, JSON_ARRAY, "an array of two integers");
@@ -154,9 +146,9 @@ static cm_status need_pair(ov_reader *r, const char *key, int64_t lo, int64_t hi
         return cm_error_set(r->err, CM_EINPUT, "%s: \"%s\" must be an array of two integers",
                             r->path, key);
     int64_t x[2] = {0, 0};
-    cm_status st = need_int(r, json_array_get(v, 0), "", key, lo, hi, &x[0]);
+    cm_status st = cm_json_int_value(&r->f, json_array_get(v, 0), "", key, lo, hi, &x[0]);
     if (st == CM_OK)
-        st = need_int(r, json_array_get(v, 1), "", key, lo, hi, &x[1]);
+        st = cm_json_int_value(&r->f, json_array_get(v, 1), "", key, lo, hi, &x[1]);
     out[0] = (int)x[0];
     out[1] = (int)x[1];
     return st;
@@ -173,8 +165,8 @@ static cm_status check_format(ov_reader *r)
         return cm_error_set(r->err, CM_EINPUT, "%s: not an overlay design file (format '%.64s')",
                             r->path, json_string_value(f));
     int64_t version = 0;
-    return need_int(r, json_object_get(r->root, "version"), "", "version", OV_DESIGN_VERSION,
-                    OV_DESIGN_VERSION, &version);
+    return cm_json_get_int(&r->f, r->root, "", "version", OV_DESIGN_VERSION, OV_DESIGN_VERSION,
+                           &version);
 }
 
 static int algorithm_named(const char *name)
@@ -210,11 +202,10 @@ static cm_status read_options(ov_reader *r, int array[2])
     cm_overlay_options_default(o);
     int wino[2] = {0, 0};
     json_t *forced = need(r, r->root, "", "array_forced", JSON_TRUE, "true or false");
-    json_t *limit = json_object_get(r->root, "dsp_limit");
     json_t *time = need(r, r->root, "", "time_limit_s", JSON_REAL, "a number of seconds");
     cm_status st = forced && time ? read_algorithms(r, &o->algorithms) : CM_EINPUT;
     if (st == CM_OK)
-        st = need_int(r, limit, "", "dsp_limit", 0, OV_DSP_MAX, &o->dsp_limit);
+        st = cm_json_get_int(&r->f, r->root, "", "dsp_limit", 0, OV_DSP_MAX, &o->dsp_limit);
     if (st == CM_OK)
         st = need_pair(r, "winograd", 1, OV_WINOGRAD_MAX, wino);
     if (st == CM_OK)
@@ -438,7 +429,7 @@ static cm_status read_records(ov_reader *r)
 cm_status cm_overlay_design_load(const char *path, cm_overlay_design *out, cm_error *err)
 {
     memset(out, 0, sizeof *out);
-    ov_reader r = {.path = path, .d = out, .err = err};
+    ov_reader r = {.path = path, .d = out, .err = err, .f = {.path = path, .err = err}};
     cm_status st = cm_json_file_read(path, &r.root, err);
     if (st == CM_OK)
         st = check_format(&r);
