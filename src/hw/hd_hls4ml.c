@@ -12,7 +12,11 @@
  * Second correction: SAMO also gives every other layer a reuse factor scanned over
  * C_in x C_out, so an unfolded ReLU of C channels takes spatial x C^2 cycles. hls4ml's
  * streaming activation, pooling and merge layers read one pixel (all its channels)
- * per cycle, so cnnmap gives them spatial-size cycles and no folding. */
+ * per cycle, so cnnmap gives them spatial-size cycles and no folding.
+ *
+ * Third: SAMO counts no BRAM, LUT or FF; cnnmap fills the resource model of
+ * hls4ml_blocks.c (weights, FIFOs, line buffers, logic), so designs whose weights or
+ * buffers do not fit the board are infeasible. */
 #include "hw/hdgraph.h"
 
 #include <stdio.h>
@@ -61,6 +65,44 @@ static cm_status hls_kernel_folds(cm_hd_node *n, cm_error *err)
     return st;
 }
 
+static cm_hls4ml_kind hls_kind(const cm_layer *l)
+{
+    switch (l->op) {
+    case CM_OP_CONV:
+    case CM_OP_FC: return CM_HLS4ML_MAC;
+    case CM_OP_POOL_MAX:
+    case CM_OP_POOL_AVG: return CM_HLS4ML_POOL;
+    case CM_OP_GLOBAL_POOL_AVG:
+    case CM_OP_GLOBAL_POOL_MAX: return CM_HLS4ML_GLOBAL_POOL;
+    case CM_OP_ADD: return CM_HLS4ML_ADD;
+    case CM_OP_MUL:
+    case CM_OP_BATCHNORM: return CM_HLS4ML_MUL;
+    case CM_OP_CONCAT:
+    case CM_OP_UPSAMPLE: return CM_HLS4ML_COPY;
+    case CM_OP_ACTIVATION:
+        return l->activation == CM_ACT_SIGMOID || l->activation == CM_ACT_TANH
+                   ? CM_HLS4ML_ACT_TABLE
+                   : CM_HLS4ML_ACT;
+    default: return CM_HLS4ML_ACT;
+    }
+}
+
+/* What the resource model needs: words per pixel in and out, the padded row a line
+ * buffer holds (hls4ml pads in a layer of its own before an io_stream convolution),
+ * the window, and the output FIFO's depth, which hls4ml sets to the output pixels. */
+static void hls_resource_dims(const cm_layer *l, cm_hls4ml_layer *h)
+{
+    h->kind = hls_kind(l);
+    h->bits = CM_HLS4ML_BITS;
+    h->channels_in = l->in_shape.c;
+    h->channels_out = l->out_shape.c;
+    h->line_width = l->in_shape.w + l->pad[1] + l->pad[3];
+    bool windowed = l->op == CM_OP_CONV || l->op == CM_OP_POOL_MAX || l->op == CM_OP_POOL_AVG;
+    h->kernel_h = windowed && l->kernel[0] > 0 ? l->kernel[0] : 1;
+    h->kernel_w = windowed && l->kernel[1] > 0 ? l->kernel[1] : 1;
+    h->fifo_depth = l->out_shape.h * l->out_shape.w;
+}
+
 static cm_status hls_layer(cm_hd_build *b, int li, cm_error *err)
 {
     const cm_layer *l = &b->g->layers[li];
@@ -77,6 +119,7 @@ static cm_status hls_layer(cm_hd_build *b, int li, cm_error *err)
     bool spatial_input = l->in_shape.h > 1 || l->in_shape.w > 1;
     h->spatial = spatial_input ? l->in_shape.h * l->in_shape.w : 1;
     h->kernel_fold = 1;
+    hls_resource_dims(l, h);
     n->flags = CM_HD_CUT_AFTER;
     cm_status st = cm_hd_values_divisors(&n->fold[0], 1, err);
     if (st == CM_OK)

@@ -1,6 +1,10 @@
 /* SAMO's hls4ml model (../shared/docs/backend-models.md sections 4.1 and 4.3): hls4ml's
  * reuse-factor validity rule, the kernel foldings SAMO offers (every valid RF, RF = 1
- * kept), RF = trunc(n_in*n_out / kf), latency = spatial * RF and DSP = kf. */
+ * kept), RF = trunc(n_in*n_out / kf), latency = spatial * RF and DSP = kf; and
+ * cnnmap's resource model of hls4ml's io_stream templates (SAMO counts no BRAM, LUT or
+ * FF). Every constant below is a Xilinx primitive's size or an hls4ml default; the
+ * README's "hls4ml resources" table gives the sources. */
+#include <math.h>
 #include <string.h>
 
 #include "hw/hls4ml_blocks.h"
@@ -70,10 +74,127 @@ int64_t cm_hls4ml_reuse_factor(const cm_hls4ml_layer *l)
     return n / l->kernel_fold;
 }
 
+/* A RAMB18 read 1024 deep is 18 bits wide (half of hls4ml's 1024 x 36 BRAM36). */
+enum { BRAM_DEPTH = 1024, BRAM18_WIDTH = 18 };
+/* An SRLC32E: one LUT shifts 32 words of one bit. */
+enum { SRL_DEPTH = 32 };
+/* hls4ml's default sigmoid/tanh table: 1024 entries of ap_fixed<18,8>, one RAMB18,
+ * whose two ports serve two channels. */
+enum { TABLE_PORTS = 2 };
+
+/* Far above any board, far below overflow when a partition sums its nodes. */
+#define RES_MAX 4.0e15
+
+static int64_t count(double x)
+{
+    return x > RES_MAX ? (int64_t)RES_MAX : (int64_t)x;
+}
+
+/* depth words of width bits in 1024 x 18 RAMB18s. */
+static double bram18(double depth, double width)
+{
+    if (depth <= 0.0 || width <= 0.0)
+        return 0.0;
+    return ceil(depth / BRAM_DEPTH) * ceil(width / BRAM18_WIDTH);
+}
+
+static void add(cm_resources *r, double dsp, double bram, double lut, double ff)
+{
+    cm_resources d = {count(dsp), count(bram), 0, count(lut), count(ff)};
+    cm_resources_add(r, &d);
+}
+
+/* nnet_dense_resource.h reshapes the weights with block factor = ceil(N / RF): a memory
+ * RF words deep and block_factor * bits wide, one word read per cycle of the reuse
+ * loop. hls4ml's estimator counts it as ceil(N * bits / (RF * 36)) BRAM36 of 1024 x 36,
+ * i.e. ceil(block_factor * bits / 18) BRAM18 of 1024 x 18; the depth factor is
+ * cnnmap's (the estimator assumes RF <= 1024 words fit one block). At RF = 1 the
+ * single word is a register (the estimator's "0 BRAM for RF = 1"). */
+void cm_hls4ml_weights_cost(int64_t n, int64_t rf, int bits, cm_resources *r)
+{
+    if (n < 1 || rf < 1 || bits < 1)
+        return;
+    double block = ceil((double)n / (double)rf);
+    if (rf == 1)
+        add(r, 0, 0, 0, (double)n * bits);
+    else
+        add(r, 0, bram18((double)rf, block * bits), 0, 0);
+}
+
+/* Shallow FIFOs are shift registers (one SRLC32E per bit); deeper ones block RAM. */
+void cm_hls4ml_fifo_cost(int64_t depth, int64_t width, cm_resources *r)
+{
+    if (depth < 1 || width < 1)
+        return;
+    if (depth <= SRL_DEPTH)
+        add(r, 0, 0, (double)width, 0);
+    else
+        add(r, 0, bram18((double)depth, (double)width), 0, 0);
+}
+
+/* ap_shift_reg line buffers map onto SRLs: ceil(width / 32) LUTs per bit. */
+void cm_hls4ml_line_buffer_cost(int64_t rows, int64_t channels, int64_t width, int bits,
+                                cm_resources *r)
+{
+    if (rows < 1 || channels < 1 || width < 1 || bits < 1)
+        return;
+    add(r, 0, 0, (double)rows * channels * bits * ceil((double)width / SRL_DEPTH), 0);
+}
+
+/* Dense / Conv: the input vector (the k x k window of a convolution) in registers, one
+ * b-bit adder and product register per multiplier, n_out accumulators. */
+static void mac_cost(const cm_hls4ml_layer *l, int64_t rf, cm_resources *r)
+{
+    double b = l->bits;
+    /* hls4ml's block factor: the multipliers it instantiates (kf when RF divides N) */
+    double block = rf > 0 ? ceil((double)l->n_in * (double)l->n_out / (double)rf) : 0.0;
+    cm_hls4ml_weights_cost(l->n_in * l->n_out, rf, l->bits, r);
+    add(r, 0, 0, block * b, ((double)l->n_in + (double)l->n_out + block) * b);
+    if (l->kernel_h > 1)
+        cm_hls4ml_line_buffer_cost(l->kernel_h - 1, l->channels_in, l->line_width, l->bits, r);
+}
+
+/* Everything but the DSPs of a MAC node and the output FIFO. One LUT per bit of an
+ * adder, comparator or select (LUT + carry chain), one FF per bit of a register. */
+static void node_resources(const cm_hls4ml_layer *l, int64_t rf, cm_resources *r)
+{
+    double b = l->bits, c = (double)l->channels_out;
+    double window = (double)l->kernel_h * l->kernel_w;
+    switch (l->kind) {
+    case CM_HLS4ML_MAC:
+        if (l->multiplies)
+            mac_cost(l, rf, r);
+        return;
+    case CM_HLS4ML_POOL:
+        add(r, 0, 0, (window - 1.0) * c * b, window * c * b);
+        if (l->kernel_h > 1)
+            cm_hls4ml_line_buffer_cost(l->kernel_h - 1, l->channels_in, l->line_width, l->bits, r);
+        return;
+    case CM_HLS4ML_GLOBAL_POOL:
+    case CM_HLS4ML_ACT:
+    case CM_HLS4ML_ADD:
+        add(r, 0, 0, c * b, c * b);
+        return;
+    case CM_HLS4ML_ACT_TABLE:
+        add(r, 0, ceil(c / TABLE_PORTS), 0, c * b);
+        return;
+    case CM_HLS4ML_MUL: /* DSP48: the multiply and a batch norm's bias add */
+        add(r, c, 0, 0, c * b);
+        return;
+    case CM_HLS4ML_COPY:
+        add(r, 0, 0, 0, c * b);
+        return;
+    }
+}
+
 void cm_hls4ml_layer_cost(const cm_hls4ml_layer *l, cm_block_cost *out)
 {
     memset(out, 0, sizeof *out);
     int64_t rf = cm_hls4ml_reuse_factor(l);
     out->cycles = (double)l->spatial * (double)rf;
     out->res.dsp = l->multiplies && l->kernel_fold > 0 ? l->kernel_fold : 0;
+    if (l->bits < 1)
+        return;
+    node_resources(l, rf, &out->res);
+    cm_hls4ml_fifo_cost(l->fifo_depth, l->channels_out * l->bits, &out->res);
 }
