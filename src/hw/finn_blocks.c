@@ -184,23 +184,35 @@ static void vvau_cost(const cm_finn_node *n, cm_block_cost *out)
         out->res.dsp = res_count((double)pe * ceil((w + a) / 48.0));
 }
 
-/* 2-D ConvolutionInputGenerator. FINN's estimates use only index [0] of IFMDim,
- * ConvKernelDim and Stride (square maps); the cycle formula is written with h/w in the
- * doc, which coincides for a square. We read [0] throughout (see finn_blocks.h). */
+/* Column-axis value of a [rows, cols] pair, the row value when unset (square). */
+static double col_or_row(const int v[2])
+{
+    return v[1] > 0 ? v[1] : v[0];
+}
+
+/* 2-D ConvolutionInputGenerator. FINN's estimates read only index [0] (a square map)
+ * and buffer k*d rows of a dilated window; cnnmap reads each axis, so that a map padded
+ * asymmetrically is costed at its real width, and buffers the window extent
+ * e = d*(k-1)+1 rows: cycles = IFMw*e_h*(C/SIMD) + OFMh*max(OFMw*kh*kw*(C/SIMD),
+ * s_w*IFMw*(C/SIMD)), and (e_h + s_h) line buffers of IFMw*C/SIMD words. With
+ * dilation 1 and a square map these are FINN's figures. */
 static void swg_cost(const cm_finn_node *n, cm_block_cost *out)
 {
     double simd = (double)at_least_1(n->simd);
     double c = n->channels, a = n->in_bits;
-    double ifm = n->ifm_dim[0], ofm = n->ofm_dim[0];
-    double k = n->kernel[0], s = n->stride[0], dil = n->dilation;
+    double ifm_w = col_or_row(n->ifm_dim), ofm_h = n->ofm_dim[0], ofm_w = col_or_row(n->ofm_dim);
+    double kh = n->kernel[0], kw = col_or_row(n->kernel);
+    double s_h = n->stride[0], s_w = col_or_row(n->stride);
+    double ext = (double)at_least_1(n->dilation[0]) * (kh - 1.0) + 1.0;
     double cf = c / simd;
 
-    double write_block = ofm * k * k * cf;
-    double read_block = s * ifm * cf;
+    double write_block = ofm_w * kh * kw * cf;
+    double read_block = s_w * ifm_w * cf;
     double max_block = write_block > read_block ? write_block : read_block;
-    out->cycles = (double)py_trunc(ifm * k * dil * cf + ofm * max_block);
+    out->cycles = (double)py_trunc(ifm_w * ext * cf + ofm_h * max_block);
 
-    double depth = ifm * c / simd;
+    double lines = ext + s_h;
+    double depth = ifm_w * c / simd;
     switch (n->ram_style) {
     case CM_FINN_RAM_BLOCK:
     case CM_FINN_RAM_AUTO:
@@ -212,16 +224,16 @@ static void swg_cost(const cm_finn_node *n, cm_block_cost *out)
                            : depth <= 8192 ? 2.0
                                            : 1.0;
             out->res.bram18 =
-                res_count((k + s) * (ceil(simd * a / width) * ceil(ifm * c / simd / depth)));
+                res_count(lines * (ceil(simd * a / width) * ceil(ifm_w * c / simd / depth)));
         }
         out->res.lut = 300;
         break;
     case CM_FINN_RAM_DISTRIBUTED:
         out->res.lut =
-            res_count(300.0 + (double)py_trunc((k + s) * simd * a * ceil(ifm * c / simd / 64.0)));
+            res_count(300.0 + (double)py_trunc(lines * simd * a * ceil(ifm_w * c / simd / 64.0)));
         break;
     case CM_FINN_RAM_ULTRA:
-        out->res.uram = res_count((k + s) * ceil(simd * a / 64.0) * ceil(ifm * c / simd / 4096.0));
+        out->res.uram = res_count(lines * ceil(simd * a / 64.0) * ceil(ifm_w * c / simd / 4096.0));
         out->res.lut = 300;
         break;
     }
@@ -249,7 +261,7 @@ void cm_finn_node_init(cm_finn_node *n, cm_finn_kind kind)
     n->num_vectors = 1;
     n->kernel[0] = n->kernel[1] = 1;
     n->stride[0] = n->stride[1] = 1;
-    n->dilation = 1;
+    n->dilation[0] = n->dilation[1] = 1;
     n->pool_dim = 1;
     n->simd = n->pe = 1;
     n->weight_bits = n->in_bits = n->out_bits = 4;
@@ -311,8 +323,9 @@ void cm_finn_node_cost(const cm_finn_node *n, cm_block_cost *out)
         break;
     }
     case CM_FINN_POOL: {
-        double k = n->kernel[0], odim = n->ofm_dim[0];
-        out->cycles = (double)py_trunc(((double)n->channels * k * k / (double)pe) * odim * odim *
+        double kk = n->kernel[0] * col_or_row(n->kernel);
+        double pixels = n->ofm_dim[0] * col_or_row(n->ofm_dim);
+        out->cycles = (double)py_trunc(((double)n->channels * kk / (double)pe) * pixels *
                                        (double)n->num_vectors);
         break;
     }

@@ -37,7 +37,7 @@ typedef struct cm_finn_node {
     int ifm_dim[2];        /* input rows, cols (SWG, maxpool, padding) */
     int ofm_dim[2];        /* output rows, cols */
     int stride[2];
-    int dilation;
+    int dilation[2];       /* SWG: dh, dw */
     int pad[4];            /* FMPadding: top, left, bottom, right */
     int pool_dim;          /* StreamingMaxPool */
     int simd, pe;          /* folding; 1 where the op has none */
@@ -53,11 +53,14 @@ typedef struct cm_finn_node {
  * - MVAU: mw, mh, simd, pe, num_vectors, W, A, B, no_activation, mem_mode, ram_style, res_dsp.
  * - VVAU: channels, kernel[0] x kernel[1], pe, num_vectors (= FINN's Dim h*w, the output
  *   pixels), W, A, B, no_activation, res_dsp. Weight BRAM ignores mem_mode/ram_style (3.2).
- * - SWG: ifm_dim[0], ofm_dim[0], kernel[0], stride[0], dilation, channels, simd, A,
- *   ram_style. Square maps are assumed: the [1] entries are not read.
+ * - SWG: ifm_dim, ofm_dim, kernel, stride, dilation (rows [0], cols [1]; an ifm/ofm
+ *   [1] <= 0 means square), channels, simd, A, ram_style. FINN's estimates read only
+ *   [0] and buffer k*d rows of a dilated window; cnnmap reads each axis (a map padded
+ *   asymmetrically is not square) and buffers the window extent d*(k-1)+1 (issue 20).
  * - THRESHOLDING (and ChannelwiseOp): channels, pe, num_vectors, A, ram_style.
  * - MAXPOOL: ifm_dim[0] (ImgDim), pool_dim.
- * - POOL: channels, kernel[0], ofm_dim[0] (OutImgDim), pe, num_vectors (BatchSize).
+ * - POOL: channels, kernel, ofm_dim (OutImgDim; [1] <= 0 means square), pe, num_vectors
+ *   (BatchSize). FINN reads [0] only (k^2, OutImgDim^2); the same for a square.
  * - DUPLICATE, ADD: channels, pe, num_vectors.
  * - FMPADDING: channels, simd, num_vectors, ifm_dim[0..1] (ifm_dim[1] <= 0 means square),
  *   pad[0..3] = top, left, bottom, right.

@@ -16,6 +16,14 @@
  *  - Padding is a [top, left, bottom, right] list supplied by the caller and must not
  *    be negative (the reference can make it negative when it derives it from an
  *    integer pad and a stride).
+ *  - Window geometry follows the graph (issue 20): a dilated window's extent is
+ *    d*(k-1)+1, which sizes the SlidingWindow's line and window buffers, its depth
+ *    and the output rows/cols, while the Conv module and the weights keep k*k taps;
+ *    ceil_mode pooling rounds the output up as the importer does, and the hardware
+ *    pads the end by the words its last window reads past the declared pad. The
+ *    reference has neither dilation nor ceil_mode: it costs the undilated,
+ *    floor-rounded shape. Pads stay per side (the reference's parser passes the ONNX
+ *    list too).
  *  - Kinds that the reference commit lacks (global pool, split, eltwise, concat) have
  *    the models described at cm_fcn_layer_cost below.
  *
@@ -136,39 +144,63 @@ int cm_fcn_dsp_mult(int a_bits, int b_bits)
 
 /* ---- modules (2.2); dimensions are per stream ------------------------------------ */
 
-/* trunc((n - k + pad_before + pad_after)/s + 1), in double as the reference does. */
-static int window_out(int n, int k, int pad_before, int pad_after, int s)
+/* One spatial axis of a layer's window as the importer sees it: the window extent
+ * (d*(k-1)+1 for a dilated window), the output length, and the end pad the hardware
+ * must add, which for ceil_mode includes the words the last window reads beyond the
+ * declared pad. */
+typedef struct fcn_axis {
+    int64_t extent, out, pad_before, pad_after;
+} fcn_axis;
+
+static fcn_axis window_axis(const cm_fcn_layer *l, int i)
 {
-    return (int)((double)(n - k + pad_before + pad_after) / s + 1);
+    const int n = i == 0 ? l->rows : l->cols, s = l->stride[i];
+    const int d = l->dilation[i] > 0 ? l->dilation[i] : 1;
+    fcn_axis a = {(int64_t)d * (l->kernel[i] - 1) + 1, 0, l->pad[i], l->pad[i + 2]};
+    const int64_t room = n + a.pad_before + a.pad_after - a.extent;
+    if (!l->ceil_mode || room < 0) {
+        /* trunc(room/s + 1) in double as the reference does (also for room < 0) */
+        a.out = (int64_t)((double)room / s + 1);
+        return a;
+    }
+    a.out = (room + s - 1) / s + 1;
+    if ((a.out - 1) * s >= n + a.pad_before) /* a window starting in the end padding */
+        a.out--;
+    const int64_t reach = (a.out - 1) * s + a.extent - n - a.pad_before;
+    if (reach > a.pad_after)
+        a.pad_after = reach;
+    return a;
 }
 
-/* SlidingWindow over an r x c x ch map with kernel k, stride s and padding pad. */
-static fcn_module mod_sliding_window(int r, int c, int ch, const int k[2], const int s[2],
-                                     const int pad[4], int dw)
+/* SlidingWindow of a conv or pool layer over ch channels per stream. The line and
+ * window buffers span the window extent (dilation), the output port carries the
+ * k0*k1 taps; with dilation 1 this is the reference's model. */
+static fcn_module mod_sliding_window(const cm_fcn_layer *l, int ch)
 {
     static const double lut_c[5] = {2.8237269452240663, 0, 0, 0, 189.28066965353236};
     static const double ff_c[5] = {2.2412811014433096, 0, 0, 0, 268.9912287045314};
-    const int64_t rp = (int64_t)r + pad[0] + pad[2], cp = (int64_t)c + pad[1] + pad[3];
-    const int64_t ro = window_out(r, k[0], pad[0], pad[2], s[0]);
-    const int64_t co = window_out(c, k[1], pad[1], pad[3], s[1]);
+    const fcn_axis ar = window_axis(l, 0), ac = window_axis(l, 1);
+    const int r = l->rows, c = l->cols, dw = l->data_width, k0 = l->kernel[0];
+    const int64_t rp = r + ar.pad_before + ar.pad_after, cp = c + ac.pad_before + ac.pad_after;
+    const int64_t e0 = ar.extent, e1 = ac.extent;
     fcn_module m = {0};
 
     m.rate_in = (double)((int64_t)r * c) / (double)(rp * cp);
-    m.rate_out = (double)(ro * co) / (double)((int64_t)r * c);
-    m.depth = (double)(cp * ch * (k[0] - 1) + (int64_t)ch * k[0] * (k[1] - 1));
+    m.rate_out = (double)(ar.out * ac.out) / (double)((int64_t)r * c);
+    m.depth = (double)(cp * ch * (e0 - 1) + (int64_t)ch * k0 * (e1 - 1));
 
     const double u[5] = {
-        (double)dw * k[0] * k[1],
-        (double)k[0] * (k[1] - 1) * (dw + floor(ref_log2(ch))),
-        (double)(k[1] - 1) * (dw + floor(ref_log2((double)ch * c))),
-        (double)k[0] * (k[1] - 1),
-        (double)(k[1] - 1),
+        (double)dw * k0 * l->kernel[1],
+        (double)k0 * (e1 - 1) * (dw + floor(ref_log2(ch))),
+        (double)(e1 - 1) * (dw + floor(ref_log2((double)ch * c))),
+        (double)k0 * (e1 - 1),
+        (double)(e1 - 1),
     };
     m.lut = linear_model(u, lut_c, 5);
     m.ff = linear_model(u, ff_c, 5);
     /* line buffers plus window buffers */
-    m.bram = (k[0] - 1) * cm_fcn_bram_stream(cp * ch + 1, dw) +
-             (int64_t)k[0] * (k[1] - 1) * cm_fcn_bram_stream((int64_t)ch + 1, dw);
+    m.bram = (e0 - 1) * cm_fcn_bram_stream(cp * ch + 1, dw) +
+             k0 * (e1 - 1) * cm_fcn_bram_stream((int64_t)ch + 1, dw);
     return m;
 }
 
@@ -322,8 +354,7 @@ static void conv_cost(const cm_fcn_layer *l, cm_block_cost *out)
 
     const bool zero_sw = l->kernel[0] == 1 && l->kernel[1] == 1;
     const int64_t sw_n = zero_sw ? 0 : (int64_t)ci * cg;
-    chain_add(&chain, mod_sliding_window(l->rows, l->cols, (int)ch, l->kernel, l->stride,
-                                         l->pad, l->data_width), sw_n, sw_n);
+    chain_add(&chain, mod_sliding_window(l, (int)ch), sw_n, sw_n);
     chain_add(&chain, mod_fork(ro, cols_o, ch), co == 1 ? 0 : (int64_t)ci * cg, 0);
     chain_add(&chain, mod_conv(ro, cols_o, ch, f, l->fine, l->kernel, g / cg, l->weight_width,
                                l->data_width), (int64_t)ci * co * cg, 0);
@@ -381,8 +412,7 @@ static void pool_cost(const cm_fcn_layer *l, cm_block_cost *out)
 {
     const int coarse = l->coarse_in;
     fcn_chain chain = {0};
-    chain_add(&chain, mod_sliding_window(l->rows, l->cols, l->channels / coarse, l->kernel,
-                                         l->stride, l->pad, l->data_width), coarse, coarse);
+    chain_add(&chain, mod_sliding_window(l, l->channels / coarse), coarse, coarse);
     chain_add(&chain, mod_pool(l->kernel), coarse, coarse);
     chain_cost(&chain, (double)l->rows * l->cols * l->channels, coarse,
                (double)cm_fcn_rows_out(l) * cm_fcn_cols_out(l) * l->channels, coarse, 0, out);
@@ -395,6 +425,7 @@ void cm_fcn_layer_init(cm_fcn_layer *l, cm_fcn_kind kind)
     l->groups = 1;
     l->stride[0] = l->stride[1] = 1;
     l->kernel[0] = l->kernel[1] = 1;
+    l->dilation[0] = l->dilation[1] = 1;
     l->coarse_in = l->coarse_out = 1;
     l->fine = 1;
     l->n_inputs = 1;
@@ -407,7 +438,7 @@ int cm_fcn_rows_out(const cm_fcn_layer *l)
     switch (l->kind) {
     case CM_FCN_CONV:
     case CM_FCN_POOL:
-        return window_out(l->rows, l->kernel[0], l->pad[0], l->pad[2], l->stride[0]);
+        return (int)window_axis(l, 0).out;
     case CM_FCN_INNER_PRODUCT:
     case CM_FCN_GLOBAL_POOL:
         return 1;
@@ -421,7 +452,7 @@ int cm_fcn_cols_out(const cm_fcn_layer *l)
     switch (l->kind) {
     case CM_FCN_CONV:
     case CM_FCN_POOL:
-        return window_out(l->cols, l->kernel[1], l->pad[1], l->pad[3], l->stride[1]);
+        return (int)window_axis(l, 1).out;
     case CM_FCN_INNER_PRODUCT:
     case CM_FCN_GLOBAL_POOL:
         return 1;

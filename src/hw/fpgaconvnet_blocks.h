@@ -31,6 +31,9 @@ typedef struct cm_fcn_layer {
     int kernel[2];             /* rows, cols */
     int stride[2];
     int pad[4];                /* top, left, bottom, right (ONNX begin/end order), >= 0 */
+    int dilation[2];           /* conv and pool: taps spaced by dilation; window extent
+                                * d*(k-1)+1, k*k taps (MACs) per output */
+    bool ceil_mode;            /* pool: output rounds up, as the importer computes it */
     int groups;                /* conv only; 1 otherwise */
     bool has_bias;
     int n_inputs;              /* eltwise / concat: number of inputs; split: of outputs */
@@ -42,7 +45,10 @@ typedef struct cm_fcn_layer {
 /* A layer with the reference's defaults: 16-bit everything, folding 1, stride 1. */
 void cm_fcn_layer_init(cm_fcn_layer *l, cm_fcn_kind kind);
 
-/* Output feature-map rows and columns (sliding-window arithmetic for conv and pool). */
+/* Output feature-map rows and columns. For conv and pool this is the importer's
+ * sliding-window arithmetic (src/model/import_layers.c): window extent d*(k-1)+1,
+ * per-side pads, ceil_mode rounding up with a window starting in the end padding
+ * dropped; fpgaconvnet-model instead uses the undilated kernel and floor rounding. */
 int cm_fcn_rows_out(const cm_fcn_layer *l);
 int cm_fcn_cols_out(const cm_fcn_layer *l);
 int cm_fcn_channels_out(const cm_fcn_layer *l);

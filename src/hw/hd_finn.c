@@ -75,11 +75,28 @@ static void set_dims(cm_hd_node *n, int64_t c, int64_t h, int64_t w, int64_t c_o
     n->size_out = c_out * h_out * w_out;
 }
 
+/* The pads a sliding window needs to produce the graph's output shape: the declared
+ * ones, with the end pads raised to what the last window reads (a ceil_mode pool's
+ * last window runs past the input and its declared pad). */
+static void window_pads(const cm_layer *l, int pad[4])
+{
+    const int64_t in[2] = {l->in_shape.h, l->in_shape.w}, out[2] = {l->out_shape.h, l->out_shape.w};
+    memcpy(pad, l->pad, 4 * sizeof *pad);
+    for (int i = 0; i < 2; i++) {
+        int64_t d = l->dilation[i] > 0 ? l->dilation[i] : 1, s = l->stride[i] > 0 ? l->stride[i] : 1;
+        int64_t reach = (out[i] - 1) * s + d * (l->kernel[i] - 1) + 1 - in[i] - l->pad[i];
+        if (reach > pad[i + 2])
+            pad[i + 2] = (int)reach;
+    }
+}
+
 /* FMPadding before a padded sliding window; returns the node or `from` if unpadded. */
 static int finn_padding(cm_hd_build *b, int li, int from, cm_error *err, cm_status *st)
 {
     const cm_layer *l = &b->g->layers[li];
-    if (!(l->pad[0] | l->pad[1] | l->pad[2] | l->pad[3]))
+    int pad[4];
+    window_pads(l, pad);
+    if (!(pad[0] | pad[1] | pad[2] | pad[3]))
         return from;
     int idx = finn_node(b, li, NAME_PAD, CM_FINN_FMPADDING, from, err, st);
     if (idx < 0 || *st != CM_OK)
@@ -88,10 +105,10 @@ static int finn_padding(cm_hd_build *b, int li, int from, cm_error *err, cm_stat
     cm_finn_node *f = &n->hw.finn;
     f->ifm_dim[0] = (int)l->in_shape.h;
     f->ifm_dim[1] = (int)l->in_shape.w;
-    memcpy(f->pad, l->pad, sizeof f->pad);
+    memcpy(f->pad, pad, sizeof f->pad);
     f->channels = (int)l->in_shape.c;
     f->num_vectors = 1;
-    int64_t h = l->in_shape.h + l->pad[0] + l->pad[2], w = l->in_shape.w + l->pad[1] + l->pad[3];
+    int64_t h = l->in_shape.h + pad[0] + pad[2], w = l->in_shape.w + pad[1] + pad[3];
     set_dims(n, l->in_shape.c, l->in_shape.h, l->in_shape.w, l->in_shape.c, h, w);
     *st = cm_hd_values_intra(n, l->in_shape.c, err);
     return idx;
@@ -105,15 +122,18 @@ static int finn_swg(cm_hd_build *b, int li, int from, cm_error *err, cm_status *
         return idx;
     cm_hd_node *n = &b->h->nodes[idx];
     cm_finn_node *f = &n->hw.finn;
-    f->ifm_dim[0] = (int)(l->in_shape.h + l->pad[0] + l->pad[2]);
-    f->ifm_dim[1] = (int)(l->in_shape.w + l->pad[1] + l->pad[3]);
+    int pad[4];
+    window_pads(l, pad);
+    f->ifm_dim[0] = (int)(l->in_shape.h + pad[0] + pad[2]);
+    f->ifm_dim[1] = (int)(l->in_shape.w + pad[1] + pad[3]);
     f->ofm_dim[0] = (int)l->out_shape.h;
     f->ofm_dim[1] = (int)l->out_shape.w;
     f->kernel[0] = l->kernel[0];
     f->kernel[1] = l->kernel[1];
     f->stride[0] = l->stride[0];
     f->stride[1] = l->stride[1];
-    f->dilation = l->dilation[0] > 0 ? l->dilation[0] : 1;
+    for (int i = 0; i < 2; i++)
+        f->dilation[i] = l->dilation[i] > 0 ? l->dilation[i] : 1;
     f->channels = (int)l->in_shape.c;
     int64_t k2c = (int64_t)l->kernel[0] * l->kernel[1] * l->in_shape.c;
     set_dims(n, l->in_shape.c, f->ifm_dim[0], f->ifm_dim[1], k2c, l->out_shape.h, l->out_shape.w);
@@ -206,7 +226,9 @@ static cm_status finn_pool(cm_hd_build *b, int li, cm_error *err)
 {
     const cm_layer *l = &b->g->layers[li];
     cm_status st = CM_OK;
-    bool padded = l->pad[0] | l->pad[1] | l->pad[2] | l->pad[3];
+    int pad[4];
+    window_pads(l, pad);
+    bool padded = pad[0] | pad[1] | pad[2] | pad[3];
     bool streaming = l->op == CM_OP_POOL_MAX && !padded && l->kernel[0] == l->kernel[1] &&
                      l->kernel[0] == l->stride[0] && l->stride[0] == l->stride[1] &&
                      l->in_shape.h == l->in_shape.w && l->in_shape.h % l->kernel[0] == 0;

@@ -67,7 +67,9 @@ static void fcn_fill(cm_fcn_layer *f, const cm_layer *l)
     for (int i = 0; i < 2; i++) {
         f->kernel[i] = l->kernel[i] > 0 ? l->kernel[i] : 1;
         f->stride[i] = l->stride[i] > 0 ? l->stride[i] : 1;
+        f->dilation[i] = l->dilation[i] > 0 ? l->dilation[i] : 1;
     }
+    f->ceil_mode = l->ceil_mode;
     for (int i = 0; i < 4; i++)
         f->pad[i] = l->pad[i];
     f->groups = l->groups > 0 ? l->groups : 1;
