@@ -13,16 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cm_graph *load_shared(const char *name)
-{
-    char path[1024];
-    cm_test_shared_model(name, path, sizeof path);
-    cm_graph *g = NULL;
-    cm_error err = {0};
-    if (cm_model_load(path, &g, &err) != CM_OK)
-        fail_msg("%s", err.message);
-    return g;
-}
 
 static void build(const cm_graph *g, bool reuse, bool merge, cm_nn2fpga_result *r)
 {
@@ -60,7 +50,7 @@ static void configure(cm_nn2fpga_layer *l, int owp, int ochp, int ichp)
 static void test_hand_conv1(void **state)
 {
     (void)state;
-    cm_graph *g = load_shared("resnet8_a8w8b16.onnx");
+    cm_graph *g = cm_test_load_shared("resnet8_a8w8b16.onnx");
     cm_nn2fpga_result r;
     build(g, true, true, &r);
     cm_nn2fpga_layer *l = find_layer(&r, "Conv_1");
@@ -86,7 +76,7 @@ static void test_hand_conv1(void **state)
 static void test_hand_conv0(void **state)
 {
     (void)state;
-    cm_graph *g = load_shared("resnet8_a8w8b16.onnx");
+    cm_graph *g = cm_test_load_shared("resnet8_a8w8b16.onnx");
     cm_nn2fpga_result r;
     build(g, true, true, &r);
     cm_nn2fpga_layer *l = find_layer(&r, "Conv_0");
@@ -112,7 +102,7 @@ static void test_hand_conv0(void **state)
 static void test_hand_merged(void **state)
 {
     (void)state;
-    cm_graph *g = load_shared("resnet8_a8w8b16.onnx");
+    cm_graph *g = cm_test_load_shared("resnet8_a8w8b16.onnx");
     cm_nn2fpga_result r;
     build(g, true, true, &r);
     assert_int_equal(r.n_layers, 9); /* 10 convolutions + pool, two merged */
@@ -132,7 +122,7 @@ static void test_hand_merged(void **state)
 static void test_hand_pack4(void **state)
 {
     (void)state;
-    cm_graph *g = load_shared("resnet8_a4w4b32.onnx");
+    cm_graph *g = cm_test_load_shared("resnet8_a4w4b32.onnx");
     cm_nn2fpga_result r;
     build(g, true, true, &r);
     cm_nn2fpga_layer *l = find_layer(&r, "Conv_1");
@@ -153,7 +143,7 @@ static void test_hand_pack4(void **state)
 static void test_skip_buffers(void **state)
 {
     (void)state;
-    cm_graph *g = load_shared("resnet8_a8w8b16.onnx");
+    cm_graph *g = cm_test_load_shared("resnet8_a8w8b16.onnx");
     cm_nn2fpga_result r;
     build(g, true, true, &r);
     assert_int_equal(r.n_skips, 3);
@@ -209,7 +199,7 @@ static void check_invariants(const cm_nn2fpga_result *r, const char *board)
  * dominated configurations removed): the same S and the same resources. */
 static void check_model(const char *model, const char *board)
 {
-    cm_graph *g = load_shared(model);
+    cm_graph *g = cm_test_load_shared(model);
     cm_nn2fpga_result bip, exact, again;
     cm_error err = {0};
     if (optimise(g, board, CM_NN2FPGA_BIP, &bip, &err) != CM_OK ||
@@ -254,7 +244,7 @@ static void test_resnet20(void **state)
 static void test_mobilenet(void **state)
 {
     (void)state;
-    cm_graph *g = load_shared("mobilenet_v2_a8w6b32.onnx");
+    cm_graph *g = cm_test_load_shared("mobilenet_v2_a8w6b32.onnx");
     cm_nn2fpga_result r;
     cm_error err = {0};
     if (optimise(g, "zcu102", CM_NN2FPGA_BIP, &r, &err) != CM_OK)
@@ -275,7 +265,7 @@ static void test_mobilenet(void **state)
 static void test_float_model(void **state)
 {
     (void)state;
-    cm_graph *g = load_shared("lenet.onnx");
+    cm_graph *g = cm_test_load_shared("lenet.onnx");
     cm_nn2fpga_result r;
     cm_error err = {0};
     assert_int_equal(optimise(g, "zedboard", CM_NN2FPGA_BIP, &r, &err), CM_OK);
@@ -303,7 +293,7 @@ static void test_too_few_dsps(void **state)
     cm_error err = {0};
     assert_int_equal(cm_board_load_file(path, &b, &err), CM_OK);
     remove(path);
-    cm_graph *g = load_shared("resnet8_a8w8b16.onnx");
+    cm_graph *g = cm_test_load_shared("resnet8_a8w8b16.onnx");
     cm_nn2fpga_options o;
     cm_nn2fpga_options_init(&o);
     cm_nn2fpga_result r;

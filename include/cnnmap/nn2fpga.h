@@ -20,6 +20,9 @@
 extern "C" {
 #endif
 
+/* The time limit of an optimisation when the options give none (time_limit_s 0). */
+#define CM_NN2FPGA_DEFAULT_TIME_LIMIT_S 60.0
+
 typedef enum cm_nn2fpga_solver {
     CM_NN2FPGA_BIP,   /* phase 1 (min S) as a bisection over the candidate periods, one
                        * program per probe; phase 2 (min resources at that S) */
@@ -35,7 +38,11 @@ typedef struct cm_nn2fpga_options {
     bool loop_merge;     /* downsampling convolution fused into the main branch (fig. 3.8b) */
     double clock_mhz;    /* 0: the board's clock */
     int batch;           /* frames per run for latency_s (>= 1) */
-    double time_limit_s; /* per integer program; 0: none */
+    /* The whole optimisation (G, enumeration, every integer program), which returns
+     * within it plus 10 % with the best design found, stopped_early; 0:
+     * CM_NN2FPGA_DEFAULT_TIME_LIMIT_S. Each GLPK program gets the time left (phase 1
+     * until 80 % of it, phase 2 the rest) as its limit. */
+    double time_limit_s;
 } cm_nn2fpga_options;
 
 /* Defaults: BIP, 8 bits, both residual optimisations on, the board clock, batch 1. */
@@ -96,6 +103,7 @@ typedef struct cm_nn2fpga_phase {
     int programs;     /* integer programs solved (bip's phase 1 bisects) */
     double time_s;
     bool optimal;     /* every program proven optimal by the solver */
+    bool stopped_early; /* the time limit stopped a program or the bisection */
     double objective; /* S for phase 1, the normalised resource sum for phase 2 */
 } cm_nn2fpga_phase;
 
@@ -120,6 +128,8 @@ typedef struct cm_nn2fpga_result {
     int variables_enumerated;
     bool bits_defaulted;     /* some conv or fc layer had no Quant annotation */
     bool optimal;
+    bool stopped_early;      /* the time limit ended the search: the best design found,
+                              * not proven optimal */
     double time_s;           /* enumeration and all programs */
 } cm_nn2fpga_result;
 
@@ -134,8 +144,9 @@ cm_status cm_nn2fpga_build(const cm_graph *g, const cm_nn2fpga_options *o, cm_nn
 cm_status cm_nn2fpga_configure(cm_nn2fpga_layer *l, int ow_par, int och_par, int ich_par,
                                bool weights_in_uram, cm_error *err);
 
-/* Builds G and solves for the board. CM_EINFEASIBLE names the resource that even the
- * minimal design exceeds. */
+/* Builds G and solves for the board within o->time_limit_s. CM_EINFEASIBLE names the
+ * resource that even the minimal design exceeds (decided by bounds, before any integer
+ * program), or says that the time limit came before any feasible design. */
 cm_status cm_nn2fpga_optimise(const cm_graph *g, const cm_board *board, const cm_nn2fpga_options *o,
                               cm_nn2fpga_result *out, cm_error *err);
 

@@ -64,7 +64,9 @@ static void print_human(const cm_nn2fpga_design *d)
         printf("phase %d      %d variables, %d constraints, %d program%s, %.3f s%s\n", i + 1,
                r->phases[i].variables, r->phases[i].constraints, r->phases[i].programs,
                r->phases[i].programs == 1 ? "" : "s", r->phases[i].time_s,
-               r->phases[i].optimal ? ", optimal" : ", not proven optimal");
+               r->phases[i].optimal         ? ", optimal"
+               : r->phases[i].stopped_early ? ", not proven optimal: stopped early by the time limit"
+                                            : ", not proven optimal");
     print_layers(r);
     print_skips(r);
     printf("(* critical layer: its latency is S; BRAMw/BRAMwb: weight and window-buffer BRAM18)\n");

@@ -299,6 +299,14 @@ static cm_status plain_schedule(const cm_mt_inst *x, double *sl, double *start, 
     return st;
 }
 
+/* GLPK gives its root LP and its branch and bound tm_lim each: the search is stopped
+ * at the end of the program's time here, so that the whole program keeps to it. */
+static void watch(glp_tree *t, void *info)
+{
+    if (cm_seconds_now() >= *(const double *)info)
+        glp_ios_terminate(t);
+}
+
 static cm_status solve(ilp *p, double deadline, double *sl, double *start, double *period,
                        bool *optimal, cm_error *err)
 {
@@ -311,9 +319,14 @@ static cm_status solve(ilp *p, double deadline, double *sl, double *start, doubl
     glp_init_iocp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
     parm.tm_lim = left_ms < TIME_LIMIT_MS ? (int)left_ms : TIME_LIMIT_MS;
+    double stop = cm_seconds_now() + parm.tm_lim * 1e-3;
+    parm.cb_func = watch;
+    parm.cb_info = &stop;
     parm.presolve = GLP_ON;
     int rc = glp_intopt(p->lp, &parm);
     int status = glp_mip_status(p->lp);
+    if (rc == GLP_ESTOP)
+        rc = GLP_ETMLIM;
     if (rc == GLP_ETMLIM && status != GLP_OPT && status != GLP_FEAS)
         return plain_schedule(p->x, sl, start, period, err);
     if ((rc != 0 && rc != GLP_ETMLIM) || (status != GLP_OPT && status != GLP_FEAS))

@@ -7,6 +7,7 @@
  * faster. Phase 2 keeps only configurations whose latencies are within the phase-1 S
  * and minimises the resources, each divided by the board's total, so that
  * non-critical layers lose their surplus parallelism (section 4.4.3). */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,10 +134,67 @@ static int *layers_of_columns(const program *p, const n2_space *sp)
     return layer;
 }
 
-/* Solves; *optimal says the solver proved it, *feasible that it found a solution. */
-static cm_status solve(program *p, const n2_solve_options *o, bool *feasible, bool *optimal,
-                       cm_error *err)
+/* GLPK gives its root LP and its branch and bound tm_lim each (and its presolver reads
+ * no clock), so tm_lim alone lets a program run twice the time left: the callback stops
+ * the search at the deadline. Nor does GLPK look at the clock while it initialises
+ * pseudo-costs for a branching (a copy of the program and 30 dual simplex iterations per
+ * fractional column: 1.5 to 3.6 s for MobileNetV3-Small's exact phase 1), so in the
+ * second half of a program's time, or when its longest such branching would not end by
+ * the deadline, the callback branches on the most fractional column instead. */
+typedef struct n2_watch {
+    double deadline, half;
+    double branch_started, longest_branch; /* GLPK's own branchings */
+} n2_watch;
+
+static void branch_most_fractional(glp_tree *t)
 {
+    glp_prob *lp = glp_ios_get_prob(t);
+    int best = 0;
+    double best_gap = 1.0;
+    for (int j = 1; j <= glp_get_num_cols(lp); j++) {
+        if (!glp_ios_can_branch(t, j))
+            continue;
+        double x = glp_get_col_prim(lp, j), gap = fabs(x - floor(x) - 0.5);
+        if (gap < best_gap) {
+            best_gap = gap;
+            best = j;
+        }
+    }
+    if (best > 0)
+        glp_ios_branch_upon(t, best, GLP_NO_BRNCH);
+}
+
+static void watch(glp_tree *t, void *info)
+{
+    n2_watch *w = info;
+    double now = n2_now();
+    if (w->branch_started > 0.0) {
+        w->longest_branch = fmax(w->longest_branch, now - w->branch_started);
+        w->branch_started = 0.0;
+    }
+    if (now >= w->deadline) {
+        glp_ios_terminate(t);
+        return;
+    }
+    if (glp_ios_reason(t) != GLP_IBRANCH)
+        return;
+    if (now >= w->half || now + 2.0 * w->longest_branch >= w->deadline)
+        branch_most_fractional(t);
+    else
+        w->branch_started = now;
+}
+
+/* Solves within the time left before o->deadline; *optimal says the solver proved it,
+ * *feasible that it found a solution, *stopped that the deadline ended it first (with
+ * no time left the solver is not called). */
+static cm_status solve(program *p, const n2_solve_options *o, bool *feasible, bool *optimal,
+                       bool *stopped, cm_error *err)
+{
+    double left_ms = (o->deadline - n2_now()) * 1e3;
+    *feasible = *optimal = false;
+    *stopped = !(left_ms >= 1.0);
+    if (*stopped)
+        return CM_OK;
     glp_load_matrix(p->lp, p->m.n, p->m.row, p->m.col, p->m.val);
     glp_iocp parm;
     glp_init_iocp(&parm);
@@ -145,16 +203,19 @@ static cm_status solve(program *p, const n2_solve_options *o, bool *feasible, bo
     /* Pseudo-cost branching: with the default rule the single-program phase 1 of
      * ResNet20 on the KV260 runs for minutes, with it a tenth of a second. */
     parm.br_tech = GLP_BR_PCH;
-    if (o->time_limit_s > 0)
-        parm.tm_lim = (int)fmin(o->time_limit_s * 1000.0, 2e9);
+    parm.tm_lim = (int)fmin(left_ms, (double)INT_MAX); /* also the root LP's smcp.tm_lim */
+    n2_watch w = {.deadline = o->deadline, .half = n2_now() + left_ms * 0.5e-3};
+    parm.cb_func = watch;
+    parm.cb_info = &w;
     /* GLPK's cut generators print even at GLP_MSG_OFF; restore the caller's setting. */
     int term = glp_term_out(GLP_OFF);
     int rc = glp_intopt(p->lp, &parm);
     glp_term_out(term);
     int status = glp_mip_status(p->lp);
+    *stopped = rc == GLP_ETMLIM || rc == GLP_ESTOP;
     *feasible = status == GLP_OPT || status == GLP_FEAS;
-    *optimal = status == GLP_OPT;
-    if (rc == 0 || rc == GLP_ENOPFS || rc == GLP_ETMLIM || rc == GLP_EMIPGAP)
+    *optimal = status == GLP_OPT && !*stopped;
+    if (rc == 0 || rc == GLP_ENOPFS || *stopped || rc == GLP_EMIPGAP)
         return CM_OK;
     return cm_error_set(err, CM_EINTERNAL, "GLPK failed on the nn2fpga program (code %d)", rc);
 }
@@ -167,13 +228,14 @@ static void read_choice(const program *p, const n2_space *sp, const int *layer_o
     (void)sp;
 }
 
-static void record(cm_nn2fpga_phase *ph, const program *p, double t0, bool optimal)
+static void record(cm_nn2fpga_phase *ph, const program *p, double t0, bool optimal, bool stopped)
 {
     ph->variables = glp_get_num_cols(p->lp);
     ph->constraints = glp_get_num_rows(p->lp);
     ph->programs++;
     ph->time_s += n2_now() - t0;
     ph->optimal = ph->programs == 1 ? optimal : ph->optimal && optimal;
+    ph->stopped_early = ph->stopped_early || stopped;
     ph->objective = glp_mip_obj_val(p->lp);
 }
 
@@ -262,8 +324,9 @@ static void add_staircase(program *p, const n2_space *sp, const int64_t *cand, i
 static int64_t *candidate_periods(const n2_space *sp, int *n);
 
 cm_status n2_phase1(const n2_space *sp, const n2_budget *b, const n2_solve_options *o,
-                    int *choice, cm_nn2fpga_phase *ph, cm_error *err)
+                    int *choice, bool *found, cm_nn2fpga_phase *ph, cm_error *err)
 {
+    *found = false;
     double t0 = n2_now();
     int m = 0;
     int64_t *cand = candidate_periods(sp, &m);
@@ -287,15 +350,16 @@ cm_status n2_phase1(const n2_space *sp, const n2_budget *b, const n2_solve_optio
     add_choice_and_budget(&p, sp, b, layer_of_col);
     add_period_rows(&p, sp, layer_of_col, s_col);
     add_staircase(&p, sp, cand, m, s_col);
-    bool feasible = false, optimal = false;
-    st = solve(&p, o, &feasible, &optimal, err);
-    if (st == CM_OK && !feasible)
+    bool feasible = false, optimal = false, stopped = false;
+    st = solve(&p, o, &feasible, &optimal, &stopped, err);
+    if (st == CM_OK && !feasible && !stopped)
         st = cm_error_set(err, CM_EINFEASIBLE,
                           "no feasible design: DSP, BRAM18 and URAM cannot be met together");
-    if (st == CM_OK) {
+    if (st == CM_OK && feasible)
         read_choice(&p, sp, layer_of_col, choice);
-        record(ph, &p, t0, optimal);
-    }
+    if (st == CM_OK)
+        record(ph, &p, t0, optimal, stopped);
+    *found = st == CM_OK && feasible;
     free(cand);
     free(layer_of_col);
     program_free(&p);
@@ -339,17 +403,18 @@ cm_status n2_phase2(const n2_space *sp, const n2_budget *b, const n2_solve_optio
         program_free(&p);
         return cm_error_nomem(err);
     }
-    bool optimal = false;
+    bool optimal = false, stopped = false;
     if (every_layer_has_column(&p, layer_of_col, sp->n_layers)) {
         if (minimise)
             set_resource_objective(&p, sp, b);
         add_choice_and_budget(&p, sp, b, layer_of_col);
-        st = solve(&p, o, feasible, &optimal, err);
+        st = solve(&p, o, feasible, &optimal, &stopped, err);
     }
     if (st == CM_OK && *feasible)
         read_choice(&p, sp, layer_of_col, choice);
+    /* a proven "no design at this period" is an exact answer too */
     if (st == CM_OK)
-        record(ph, &p, t0, optimal || !*feasible);
+        record(ph, &p, t0, optimal || (!*feasible && !stopped), stopped);
     free(layer_of_col);
     program_free(&p);
     return st;
@@ -396,7 +461,7 @@ static cm_status bisect(const n2_space *sp, const n2_budget *b, const n2_solve_o
     cm_status st = CM_OK;
     int lo = 0, hi = n - 1;
     *best = -1;
-    while (st == CM_OK && lo <= hi) {
+    while (st == CM_OK && lo <= hi && n2_now() < o->deadline) {
         int mid = lo + (hi - lo) / 2;
         bool feasible = false;
         cm_nn2fpga_phase probe_phase = {0};
@@ -407,6 +472,9 @@ static cm_status bisect(const n2_space *sp, const n2_budget *b, const n2_solve_o
             ph1->variables = probe_phase.variables;
         ph1->constraints = probe_phase.constraints;
         ph1->optimal = ph1->programs == 1 ? probe_phase.optimal : ph1->optimal && probe_phase.optimal;
+        ph1->stopped_early = ph1->stopped_early || probe_phase.stopped_early;
+        /* a probe the deadline stopped without a design counts as infeasible: the
+         * bisection goes on upwards, and the answer is no longer proven */
         if (st == CM_OK && feasible) {
             *best = mid;
             memcpy(choice, probe, (size_t)sp->n_layers * sizeof *choice);
@@ -415,20 +483,25 @@ static cm_status bisect(const n2_space *sp, const n2_budget *b, const n2_solve_o
             lo = mid + 1;
         }
     }
+    if (lo <= hi) { /* the deadline ended the bisection */
+        ph1->stopped_early = true;
+        ph1->optimal = false;
+    }
     free(probe);
     return st;
 }
 
 cm_status n2_bisect(const n2_space *sp, const n2_budget *b, const n2_solve_options *o,
-                    int *choice, cm_nn2fpga_phase *ph1, cm_error *err)
+                    int *choice, bool *found, cm_nn2fpga_phase *ph1, cm_error *err)
 {
     int n = 0, best = -1;
     int64_t *cand = candidate_periods(sp, &n);
     cm_status st = cand ? bisect(sp, b, o, cand, n, choice, ph1, &best, err) : cm_error_nomem(err);
-    if (st == CM_OK && best < 0)
+    if (st == CM_OK && best < 0 && !ph1->stopped_early)
         st = cm_error_set(err, CM_EINFEASIBLE,
                           "no feasible design: DSP, BRAM18 and URAM cannot be met together");
-    if (st == CM_OK)
+    *found = st == CM_OK && best >= 0;
+    if (*found)
         ph1->objective = (double)cand[best];
     free(cand);
     return st;

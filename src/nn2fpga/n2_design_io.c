@@ -392,6 +392,8 @@ static cm_status read_phase(n2_reader *r, json_t *p, int i, cm_nn2fpga_result *r
         st = cm_json_get_number(&r->f, p, where, "time_s", 0, 1e12, &ph->time_s);
     if (st == CM_OK)
         st = cm_json_get_bool(&r->f, p, where, "optimal", &ph->optimal);
+    /* optional: files written before the time limit covered the whole run lack it */
+    ph->stopped_early = json_is_true(json_object_get(p, "stopped_early"));
     if (st == CM_OK)
         st = cm_json_get_number(&r->f, p, where, "objective", -1e300, 1e300, &ph->objective);
     if (st == CM_OK)
@@ -426,6 +428,7 @@ static cm_status read_records(n2_reader *r, cm_nn2fpga_result *res)
     res->bram_phase1 = res->bram18;
     res->uram_phase1 = res->uram;
     cm_status st = cm_json_get_bool(&r->f, r->root, "", "optimal", &res->optimal);
+    res->stopped_early = json_is_true(json_object_get(r->root, "stopped_early"));
     if (st == CM_OK)
         st = cm_json_get_object(&r->f, r->root, "", "optimiser", &opt);
     if (st == CM_OK)

@@ -57,13 +57,20 @@ typedef struct n2_space {
 /* What the board offers the layers (skip buffers already taken out of BRAM). */
 typedef struct n2_budget {
     int64_t dsp, bram, uram;
+    int64_t bram_skip; /* the skip buffers' BRAM18, which bram already leaves out */
 } n2_budget;
+
+/* CM_EINFEASIBLE naming the resource (0 DSP, 1 BRAM18, 2 URAM) that `need` of the
+ * layers exceeds, with the board's own figure and, for BRAM18, what the skip buffers
+ * take of it. */
+cm_status n2_short_of(const cm_board *board, const n2_budget *b, int which, int64_t need,
+                      cm_error *err);
 
 /* Enumerates the divisor triples of every layer that fit the budget on their own and,
  * when `prune`, drops the dominated ones. Fails with CM_EINFEASIBLE naming the layer and resource
  * when a layer has no configuration at all. */
-cm_status n2_space_build(const cm_nn2fpga_result *r, const n2_budget *b, bool prune,
-                         n2_space *sp, cm_error *err);
+cm_status n2_space_build(const cm_nn2fpga_result *r, const cm_board *board, const n2_budget *b,
+                         bool prune, n2_space *sp, cm_error *err);
 void n2_space_free(n2_space *sp);
 
 /* Fails with CM_EINFEASIBLE naming the resource that the cheapest configuration of
@@ -73,12 +80,14 @@ cm_status n2_space_check_minimum(const n2_space *sp, const n2_budget *b, const c
 
 /* The phases. choice[t] is an index into sp->cfg. */
 typedef struct n2_solve_options {
-    double time_limit_s;
+    double deadline; /* n2_now() at which every program stops (GLPK's tm_lim is the time
+                      * left, the search is stopped there); the solver is not called after */
 } n2_solve_options;
 
-/* Phase 1 as one program, S a variable (the exact optimiser). */
+/* Phase 1 as one program, S a variable (the exact optimiser). *found is false (and CM_OK
+ * returned, ph->stopped_early set) when the deadline came before any design. */
 cm_status n2_phase1(const n2_space *sp, const n2_budget *b, const n2_solve_options *o,
-                    int *choice, cm_nn2fpga_phase *ph, cm_error *err);
+                    int *choice, bool *found, cm_nn2fpga_phase *ph, cm_error *err);
 /* The program with every layer's latency at most `period`, minimising the normalised
  * resources when `minimise` (phase 2), else any feasible choice. *feasible is false
  * (and CM_OK returned) when no design meets the period. */
@@ -86,9 +95,16 @@ cm_status n2_phase2(const n2_space *sp, const n2_budget *b, const n2_solve_optio
                     int64_t period, bool minimise, int *choice, bool *feasible,
                     cm_nn2fpga_phase *ph, cm_error *err);
 /* Phase 1 of the bip optimiser: the smallest candidate period whose program is
- * feasible, by bisection; ph1 records the probes and ph1->objective the period. */
+ * feasible, by bisection; ph1 records the probes and ph1->objective the period. At the
+ * deadline it stops with the best period found (*found false when none). */
 cm_status n2_bisect(const n2_space *sp, const n2_budget *b, const n2_solve_options *o,
-                    int *choice, cm_nn2fpga_phase *ph1, cm_error *err);
+                    int *choice, bool *found, cm_nn2fpga_phase *ph1, cm_error *err);
+
+/* The bounds that decide "no feasible design" before any configuration is enumerated:
+ * the skip buffers' BRAM18 alone, and every layer at unroll factor 1 (each layer's
+ * fewest DSPs) summed. CM_EINFEASIBLE naming the resource. */
+cm_status n2_check_bounds(const cm_nn2fpga_result *r, const cm_board *board, const n2_budget *b,
+                          cm_error *err);
 
 /* The figures that follow from the layers' configurations, for a fresh optimisation
  * and a design file alike: the totals (layers plus skip buffers), the period S, the

@@ -64,9 +64,10 @@ static json_t *phase_json(const cm_nn2fpga_result *r, int i)
     const cm_nn2fpga_phase *p = &r->phases[i];
     json_t *res = i == 0 ? resources_json(r->dsp_phase1, r->bram_phase1, r->uram_phase1, 0, 0)
                          : resources_json(r->dsp, r->bram18, r->uram, 0, 0);
-    return json_pack("{si si si si sf sb sf sI so}", "phase", i + 1, "variables", p->variables,
+    return json_pack("{si si si si sf sb sb sf sI so}", "phase", i + 1, "variables", p->variables,
                      "constraints", p->constraints, "programs", p->programs, "time_s", p->time_s,
-                     "optimal", p->optimal, "objective", p->objective, "period",
+                     "optimal", p->optimal, "stopped_early", p->stopped_early, "objective",
+                     p->objective, "period",
                      (json_int_t)(i == 0 ? r->period_phase1 : r->period), "resources", res);
 }
 
@@ -97,9 +98,9 @@ static json_t *details_json(const cm_nn2fpga_design *d)
     }
     for (int i = 0; i < 2 && r->phases[i].programs > 0; i++)
         phases = append(phases, phase_json(r, i));
-    return json_pack("{sI sf sb s{sb sb} s{si si} so so s{sI sI sI sI ss sI} so}", "period_cycles",
-                     (json_int_t)r->period, "fps_steady", r->fps, "optimal", r->optimal,
-                     "transformations", "temporal_reuse", d->options.temporal_reuse,
+    return json_pack("{sI sf sb sb s{sb sb} s{si si} so so s{sI sI sI sI ss sI} so}",
+                     "period_cycles", (json_int_t)r->period, "fps_steady", r->fps, "optimal",
+                     r->optimal, "stopped_early", r->stopped_early, "transformations", "temporal_reuse", d->options.temporal_reuse,
                      "loop_merge", d->options.loop_merge, "design_space", "enumerated",
                      r->variables_enumerated, "layers_in_g", r->n_layers, "phases", phases,
                      "layers", layers, "skip_storage", "bits_before", (json_int_t)before,

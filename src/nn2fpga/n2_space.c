@@ -2,6 +2,7 @@
  * of divisors of (ow, och, ich), with the weights in BRAM or URAM, that fits the board
  * on its own. The exact optimiser also drops a configuration no better than another in
  * every latency and resource, which changes neither phase's optimum. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,18 +91,47 @@ static size_t layer_capacity(const cm_nn2fpga_layer *l, const n2_budget *b)
     return (size_t)f.n_ow * (size_t)f.n_och * (size_t)f.n_ich * (size_t)f.n_uram;
 }
 
-static cm_status no_config(const cm_nn2fpga_layer *l, const n2_budget *b, cm_error *err)
+static const char *const resource_names[] = {"DSP", "BRAM18", "URAM"};
+
+/* What the board has of a resource, as a phrase: the board's own figure, and for BRAM18
+ * what the skip buffers take of it before the layers get theirs. */
+static void board_has(const cm_board *board, const n2_budget *b, int which, char *out, size_t cap)
 {
-    const char *what = l->dsp > b->dsp ? "DSP" : l->bram_weights + l->bram_window > b->bram
-                                                     ? "BRAM18" : "memory";
-    return cm_error_set(err, CM_EINFEASIBLE,
-                        "no feasible design: layer %s needs %lld DSP and %lld BRAM18 even with "
-                        "every unroll factor 1 (%s is short)",
-                        l->name, (long long)l->dsp, (long long)(l->bram_weights + l->bram_window), what);
+    const int64_t have[] = {board->resources.dsp, board->resources.bram18, board->resources.uram};
+    if (which == 1 && b->bram_skip > 0)
+        snprintf(out, cap, "%s has %lld BRAM18, %lld of them taken by the skip buffers, which "
+                 "leaves %lld for the layers' weights and window buffers", board->name,
+                 (long long)have[1], (long long)b->bram_skip, (long long)b->bram);
+    else
+        snprintf(out, cap, "%s has %lld %s", board->name, (long long)have[which],
+                 resource_names[which]);
 }
 
-cm_status n2_space_build(const cm_nn2fpga_result *r, const n2_budget *b, bool prune,
-                         n2_space *sp, cm_error *err)
+cm_status n2_short_of(const cm_board *board, const n2_budget *b, int which, int64_t need,
+                      cm_error *err)
+{
+    char has[256];
+    board_has(board, b, which, has, sizeof has);
+    return cm_error_set(err, CM_EINFEASIBLE, "no feasible design: even the minimal design's "
+                        "layers need %lld %s%s; %s", (long long)need, resource_names[which],
+                        which == 1 ? " for weights and window buffers" : "", has);
+}
+
+static cm_status no_config(const cm_nn2fpga_layer *l, const cm_board *board, const n2_budget *b,
+                           cm_error *err)
+{
+    int which = l->dsp > b->dsp ? 0 : l->bram_weights + l->bram_window > b->bram ? 1 : 2;
+    char has[256];
+    board_has(board, b, which, has, sizeof has);
+    return cm_error_set(err, CM_EINFEASIBLE,
+                        "no feasible design: layer %s needs %lld DSP and %lld BRAM18 even with "
+                        "every unroll factor 1 (%s is short: %s)",
+                        l->name, (long long)l->dsp, (long long)(l->bram_weights + l->bram_window),
+                        resource_names[which], has);
+}
+
+cm_status n2_space_build(const cm_nn2fpga_result *r, const cm_board *board, const n2_budget *b,
+                         bool prune, n2_space *sp, cm_error *err)
 {
     memset(sp, 0, sizeof *sp);
     size_t cap = 0;
@@ -120,7 +150,7 @@ cm_status n2_space_build(const cm_nn2fpga_result *r, const n2_budget *b, bool pr
         int n = enumerate_layer(&r->layers[t], b, sp->cfg + sp->n_cfg);
         if (n == 0) {
             n2_space_free(sp);
-            return no_config(&r->layers[t], b, err);
+            return no_config(&r->layers[t], board, b, err);
         }
         sp->enumerated += n;
         sp->enumerated_in[t] = n;
@@ -154,16 +184,13 @@ static int64_t least(const n2_space *sp, int t, int which)
 cm_status n2_space_check_minimum(const n2_space *sp, const n2_budget *b, const cm_board *board,
                                  cm_error *err)
 {
-    static const char *const names[] = {"DSP", "BRAM18", "URAM"};
     const int64_t have[] = {b->dsp, b->bram, b->uram};
     for (int which = 0; which < 3; which++) {
         int64_t need = 0;
         for (int t = 0; t < sp->n_layers; t++)
             need += least(sp, t, which);
         if (need > have[which])
-            return cm_error_set(err, CM_EINFEASIBLE,
-                                "no feasible design: the minimal design needs %lld %s, %s offers %lld",
-                                (long long)need, names[which], board->name, (long long)have[which]);
+            return n2_short_of(board, b, which, need, err);
     }
     return CM_OK;
 }

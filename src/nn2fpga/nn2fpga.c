@@ -1,6 +1,7 @@
-/* cm_nn2fpga_optimise: builds G, enumerates the design space, runs the chosen
- * optimiser (two-phase BIP, exact bisection or the resource-minimal design) and
- * applies the chosen configurations, checking that phase 2 kept the period. */
+/* cm_nn2fpga_optimise: builds G, refuses by bounds what even the minimal design cannot
+ * fit, enumerates the design space, runs the chosen optimiser (two-phase BIP, exact
+ * bisection or the resource-minimal design) within the time limit and applies the
+ * chosen configurations, checking that phase 2 kept the period. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,33 +67,96 @@ static void phase1_resources(cm_nn2fpga_result *r, const n2_space *sp, const int
     }
 }
 
-/* bip: phase 1 by bisection over full-space programs; exact: phase 1 as the single
- * program over the pruned space. Phase 2 is the same program for both. */
-static cm_status run_solver(cm_nn2fpga_result *r, const n2_space *sp, const n2_budget *b,
-                            const cm_nn2fpga_options *o, int *choice, cm_error *err)
+/* Phase 1 ends at this share of the time limit, so that phase 2 has time to lower the
+ * resources at the period found. */
+#define N2_PHASE1_SHARE 0.8
+
+static int64_t period_of(const n2_space *sp, const int *choice)
 {
-    n2_solve_options so = {.time_limit_s = o->time_limit_s};
+    int64_t s = 0;
+    for (int t = 0; t < sp->n_layers; t++)
+        if (n2_config_latency(&sp->cfg[choice[t]]) > s)
+            s = n2_config_latency(&sp->cfg[choice[t]]);
+    return s;
+}
+
+static double normalised(const n2_config *c, const n2_budget *b)
+{
+    return (double)c->dsp / (double)(b->dsp > 0 ? b->dsp : 1) +
+           (double)c->bram / (double)(b->bram > 0 ? b->bram : 1) +
+           (double)c->uram_banks / (double)(b->uram > 0 ? b->uram : 1);
+}
+
+static double choice_cost(const n2_space *sp, const n2_budget *b, const int *choice)
+{
+    double v = 0.0;
+    for (int t = 0; t < sp->n_layers; t++)
+        v += normalised(&sp->cfg[choice[t]], b);
+    return v;
+}
+
+/* When the time limit ends phase 1 before any program found a design: every layer at
+ * its cheapest configuration (phase 2's weights), if together they fit. */
+static cm_status cheapest_choice(const n2_space *sp, const n2_budget *b, double limit_s,
+                                 int *choice, cm_error *err)
+{
+    int64_t use[3] = {0, 0, 0};
+    for (int t = 0; t < sp->n_layers; t++) {
+        choice[t] = sp->first[t];
+        for (int k = sp->first[t] + 1; k < sp->first[t + 1]; k++)
+            if (normalised(&sp->cfg[k], b) < normalised(&sp->cfg[choice[t]], b))
+                choice[t] = k;
+        use[0] += sp->cfg[choice[t]].dsp;
+        use[1] += sp->cfg[choice[t]].bram;
+        use[2] += sp->cfg[choice[t]].uram_banks;
+    }
+    if (use[0] <= b->dsp && use[1] <= b->bram && use[2] <= b->uram)
+        return CM_OK;
+    return cm_error_set(err, CM_EINFEASIBLE, "no design found: the time limit of %g s ended the "
+                        "search before any feasible design was found (infeasibility is not "
+                        "proven; --time-limit gives it more time)", limit_s);
+}
+
+/* bip: phase 1 by bisection over full-space programs; exact: phase 1 as the single
+ * program over the pruned space. Phase 2 is the same program for both; a phase-2
+ * program the deadline stopped keeps phase 1's design unless it found a cheaper one. */
+static cm_status run_solver(cm_nn2fpga_result *r, const n2_space *sp, const n2_budget *b,
+                            const cm_nn2fpga_options *o, double t0, int *choice, cm_error *err)
+{
+    double limit = o->time_limit_s > 0 ? o->time_limit_s : CM_NN2FPGA_DEFAULT_TIME_LIMIT_S;
+    n2_solve_options so = {.deadline = t0 + N2_PHASE1_SHARE * limit};
+    bool found = false;
     cm_status st = o->solver == CM_NN2FPGA_EXACT
-                       ? n2_phase1(sp, b, &so, choice, &r->phases[0], err)
-                       : n2_bisect(sp, b, &so, choice, &r->phases[0], err);
+                       ? n2_phase1(sp, b, &so, choice, &found, &r->phases[0], err)
+                       : n2_bisect(sp, b, &so, choice, &found, &r->phases[0], err);
+    if (st == CM_OK && !found)
+        st = cheapest_choice(sp, b, limit, choice, err);
     if (st != CM_OK)
         return st;
-    r->period_phase1 = (int64_t)(r->phases[0].objective + 0.5);
+    r->period_phase1 = period_of(sp, choice);
+    r->phases[0].objective = (double)r->period_phase1;
     phase1_resources(r, sp, choice);
+    int *again = malloc(((size_t)sp->n_layers + 1) * sizeof *again);
+    if (!again)
+        return cm_error_nomem(err);
     bool feasible = false;
-    st = n2_phase2(sp, b, &so, r->period_phase1, true, choice, &feasible, &r->phases[1], err);
-    if (st == CM_OK && !feasible)
+    so.deadline = t0 + limit;
+    st = n2_phase2(sp, b, &so, r->period_phase1, true, again, &feasible, &r->phases[1], err);
+    if (st == CM_OK && feasible && choice_cost(sp, b, again) <= choice_cost(sp, b, choice))
+        memcpy(choice, again, (size_t)sp->n_layers * sizeof *choice);
+    else if (st == CM_OK && !feasible && !r->phases[1].stopped_early)
         st = cm_error_set(err, CM_EINTERNAL, "phase 2 found no design at the phase-1 period");
+    free(again);
     return st;
 }
 
 static cm_status solve_space(cm_nn2fpga_result *r, const n2_space *sp, const n2_budget *b,
-                             const cm_nn2fpga_options *o, cm_error *err)
+                             const cm_nn2fpga_options *o, double t0, cm_error *err)
 {
     int *choice = calloc((size_t)r->n_layers + 1, sizeof *choice);
     if (!choice)
         return cm_error_nomem(err);
-    cm_status st = run_solver(r, sp, b, o, choice, err);
+    cm_status st = run_solver(r, sp, b, o, t0, choice, err);
     if (st == CM_OK)
         st = apply_choice(r, sp, choice, err);
     free(choice);
@@ -100,38 +164,46 @@ static cm_status solve_space(cm_nn2fpga_result *r, const n2_space *sp, const n2_
 }
 
 static cm_status optimise_space(cm_nn2fpga_result *r, const cm_board *board, const n2_budget *b,
-                                const cm_nn2fpga_options *o, cm_error *err)
+                                const cm_nn2fpga_options *o, double t0, cm_error *err)
 {
     n2_space sp;
-    cm_status st = n2_space_build(r, b, o->solver == CM_NN2FPGA_EXACT, &sp, err);
+    cm_status st = n2_space_build(r, board, b, o->solver == CM_NN2FPGA_EXACT, &sp, err);
     if (st != CM_OK)
         return st;
     r->variables_enumerated = sp.enumerated;
+    /* the per-layer least of each resource, summed: still no program solved */
     st = n2_space_check_minimum(&sp, b, board, err);
     if (st == CM_OK)
-        st = solve_space(r, &sp, b, o, err);
+        st = solve_space(r, &sp, b, o, t0, err);
     n2_space_free(&sp);
     return st;
 }
 
+cm_status n2_check_bounds(const cm_nn2fpga_result *r, const cm_board *board, const n2_budget *b,
+                          cm_error *err)
+{
+    if (b->bram < 0)
+        return cm_error_set(err, CM_EINFEASIBLE, "no feasible design: the skip buffers alone "
+                            "need %lld BRAM18; %s has %lld BRAM18", (long long)b->bram_skip,
+                            board->name, (long long)board->resources.bram18);
+    int64_t dsp = 0;
+    for (int t = 0; t < r->n_layers; t++)
+        dsp += r->layers[t].dsp; /* G is built at unroll factors 1, each layer's fewest DSPs */
+    return dsp > b->dsp ? n2_short_of(board, b, 0, dsp, err) : CM_OK;
+}
+
+/* The optimiser none: the design at unroll factors 1 as built, if it fits. */
 static cm_status check_minimal_fits(const cm_nn2fpga_result *r, const cm_board *board,
                                     const n2_budget *b, cm_error *err)
 {
-    int64_t dsp = 0, bram = 0;
+    int64_t bram = 0, uram = 0;
     for (int t = 0; t < r->n_layers; t++) {
-        dsp += r->layers[t].dsp;
         bram += r->layers[t].bram_weights + r->layers[t].bram_window;
+        uram += r->layers[t].uram_weights;
     }
-    if (dsp > b->dsp)
-        return cm_error_set(err, CM_EINFEASIBLE,
-                            "no feasible design: the minimal design needs %lld DSP, %s offers %lld",
-                            (long long)dsp, board->name, (long long)b->dsp);
     if (bram > b->bram)
-        return cm_error_set(err, CM_EINFEASIBLE,
-                            "no feasible design: the minimal design needs %lld BRAM18, %s offers %lld",
-                            (long long)(bram + r->bram_skip), board->name,
-                            (long long)board->resources.bram18);
-    return CM_OK;
+        return n2_short_of(board, b, 1, bram, err);
+    return uram > b->uram ? n2_short_of(board, b, 2, uram, err) : CM_OK;
 }
 
 cm_status cm_nn2fpga_optimise(const cm_graph *g, const cm_board *board, const cm_nn2fpga_options *o,
@@ -143,18 +215,21 @@ cm_status cm_nn2fpga_optimise(const cm_graph *g, const cm_board *board, const cm
         return st;
     out->clock_mhz = o->clock_mhz > 0 ? o->clock_mhz : board->clock_mhz;
     n2_budget b = {board->resources.dsp, board->resources.bram18 - out->bram_skip,
-                   board->resources.uram};
+                   board->resources.uram, out->bram_skip};
     if (out->n_layers == 0)
         st = cm_error_set(err, CM_EINPUT, "the model has no convolution, fully connected or "
                                           "pooling layer for the nn2fpga backend");
-    else if (o->solver == CM_NN2FPGA_NONE)
-        st = check_minimal_fits(out, board, &b, err);
     else
-        st = optimise_space(out, board, &b, o, err);
+        st = n2_check_bounds(out, board, &b, err);
+    if (st == CM_OK && o->solver == CM_NN2FPGA_NONE)
+        st = check_minimal_fits(out, board, &b, err);
+    else if (st == CM_OK)
+        st = optimise_space(out, board, &b, o, t0, err);
     if (st == CM_OK) {
         n2_totals(out, o->batch);
+        out->stopped_early = out->phases[0].stopped_early || out->phases[1].stopped_early;
         out->optimal = o->solver != CM_NN2FPGA_NONE && out->phases[0].optimal &&
-                       out->phases[1].optimal;
+                       out->phases[1].optimal && !out->stopped_early;
         if (o->solver == CM_NN2FPGA_NONE)
             out->period_phase1 = out->period;
         if (o->solver != CM_NN2FPGA_NONE && out->period > out->period_phase1)
