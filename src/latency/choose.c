@@ -9,7 +9,8 @@
 #include <cnnmap/latency.h>
 #include <cnnmap/optimise.h>
 
-/* what the flow gets when the partitioned search used the whole limit: its first points */
+/* what the flow gets when the partitioned search used the whole of the user's limit: its
+ * first points */
 #define CHOOSE_MIN_LIMIT_S 0.001
 
 /* The partitioned search's bound on its own space: INFINITY when it proved that nothing
@@ -30,8 +31,10 @@ void cm_latency_choose(const cm_design *partitioned, const cm_design_run *run,
     lo.search = run->optimiser == CM_OPTIMISER_NONE    ? CM_LATENCY_SEARCH_MINIMAL
                 : run->optimiser == CM_OPTIMISER_EXACT ? CM_LATENCY_SEARCH_EXACT
                                                        : CM_LATENCY_SEARCH_RULE;
-    double limit = run->time_limit_s > 0 ? run->time_limit_s : CM_RULE_DEFAULT_TIME_LIMIT_S;
-    lo.time_limit_s = fmax(limit - run->result.time_s, CHOOSE_MIN_LIMIT_S);
+    /* Only a user's limit is shared with the partitioned search; by default the latency
+     * search stops by its own criterion or its evaluation budget, as cm_optimise does. */
+    if (run->time_limit_s > 0)
+        lo.time_limit_s = fmax(run->time_limit_s - run->result.time_s, CHOOSE_MIN_LIMIT_S);
     c->status = cm_latency_optimise(cm_design_graph(partitioned), cm_design_board(partitioned),
                                     &lo, &c->ld, &c->err);
     c->partitioned_s = cm_design_feasible(partitioned) ? cm_design_cost(partitioned) : INFINITY;

@@ -12,9 +12,11 @@
  *    m of one block, or a bank one BRAM larger or smaller) that lowers the latency most
  *    while fitting, until none does.
  * f_in follows from the banks, and the other blocks' streams from the rule in
- * evaluate.c. Ties keep the first point found, so the result is deterministic. A time
- * limit ends every loop at its next step with the best point so far (stopped early),
- * or the minimal point below when nothing found so far fits.
+ * evaluate.c. Ties keep the first point found, so the result is deterministic. An
+ * evaluation budget (LAT_SEARCH_LAYER_BUDGET layer costings: evaluations times layers)
+ * or the user's time limit ends every loop at its next step with the best point so far
+ * (stopped early), or the minimal point below when nothing found so far fits; no
+ * default depends on the clock, so the same inputs give the same design on any machine.
  * The minimal search takes every weight layer alone, every folding 1 and the smallest
  * banks that fit. The exact search (exact.c) starts from this one's point. */
 #include "latency/latency_internal.h"
@@ -25,6 +27,10 @@
 
 #include "hw/fpgaconvnet_blocks.h"
 #include "util/progress.h"
+
+/* Layer costings (each evaluation costs every layer) the search may spend: about 15 s
+ * on this project's 2-core machine, over ten times what VGG16 needs. */
+#define LAT_SEARCH_LAYER_BUDGET 30000000ull
 
 typedef struct best_point {
     bool found, feasible;
@@ -39,14 +45,16 @@ typedef struct search {
     const cm_lat_machine *m;
     const cm_latency_options *o;
     uint64_t evaluations;
+    uint64_t budget; /* evaluations allowed */
     best_point best;
-    double deadline; /* 0: none */
-    bool stopped;    /* the deadline passed */
+    double deadline; /* the user's time limit as a cm_seconds_now() value; 0: none */
+    bool stopped;    /* the budget or the deadline ended the search */
 } search;
 
-static bool out_of_time(search *s)
+static bool out_of_budget(search *s)
 {
-    if (!s->stopped && s->deadline > 0 && cm_seconds_now() > s->deadline)
+    if (!s->stopped && (s->evaluations >= s->budget ||
+                        (s->deadline > 0 && cm_seconds_now() > s->deadline)))
         s->stopped = true;
     return s->stopped;
 }
@@ -154,7 +162,7 @@ static void sweep_banks(search *s, trial *t, int b, double *best, int best_f[3])
     const cm_resources *avail = &s->m->avail;
     int full = cm_lat_full_bank(&t->a, s->m, &t->f, b);
     int64_t units = (int64_t)t->f.coarse[b] * t->f.macc[b];
-    for (int bank = 1; bank <= full && units * bank <= avail->bram18 && !out_of_time(s); bank++) {
+    for (int bank = 1; bank <= full && units * bank <= avail->bram18 && !out_of_budget(s); bank++) {
         t->f.bank[b] = bank;
         double lat = run(s, t);
         if (lat < *best) {
@@ -172,8 +180,8 @@ static cm_status exhaustive(search *s, trial *t, int b, cm_error *err)
         st = block_breakpoints(t, b, 1, &mv, &nm, err);
     double best = INFINITY;
     int best_f[3] = {1, 1, 1};
-    for (int i = 0; st == CM_OK && i < nm && !out_of_time(s); i++)
-        for (int j = 0; j < nn && (int64_t)nv[j] * mv[i] <= s->m->avail.dsp && !out_of_time(s); j++) {
+    for (int i = 0; st == CM_OK && i < nm && !out_of_budget(s); i++)
+        for (int j = 0; j < nn && (int64_t)nv[j] * mv[i] <= s->m->avail.dsp && !out_of_budget(s); j++) {
             t->f.coarse[b] = nv[j];
             t->f.macc[b] = mv[i];
             sweep_banks(s, t, b, &best, best_f);
@@ -281,11 +289,11 @@ static void try_block_steps(search *s, trial *t, const block_bps *bp, int b,
 static void greedy_steps(search *s, trial *t, const block_bps *bps)
 {
     step_choice cur = {run(s, t), usage(s, t), 0.0, -1, 0, 0};
-    while (!out_of_time(s)) {
+    while (!out_of_budget(s)) {
         step_choice best = cur;
         best.block = -1;
         best.score = 0.0;
-        for (int b = 0; b < t->a.n_blocks && !out_of_time(s); b++)
+        for (int b = 0; b < t->a.n_blocks && !out_of_budget(s); b++)
             if (t->a.kind[b] == CM_LATENCY_CONV)
                 try_block_steps(s, t, &bps[b], b, &cur, &best);
         if (best.block < 0)
@@ -304,7 +312,7 @@ static cm_status greedy(search *s, trial *t, cm_error *err)
     for (int b = 0; st == CM_OK && b < t->a.n_blocks; b++) {
         if (t->a.kind[b] != CM_LATENCY_CONV)
             continue;
-        if (out_of_time(s)) {
+        if (out_of_budget(s)) {
             t->f.bank[b] = 1;
             continue;
         }
@@ -386,7 +394,7 @@ static cm_status enumerate_cuts(search *s, bool *cut, cm_error *err)
 {
     const int free_cuts = s->net->n_weight - 1;
     cm_status st = CM_OK;
-    for (uint64_t mask = 0; st == CM_OK && mask < (1ull << free_cuts) && !out_of_time(s); mask++) {
+    for (uint64_t mask = 0; st == CM_OK && mask < (1ull << free_cuts) && !out_of_budget(s); mask++) {
         for (int w = 1; w <= free_cuts; w++)
             cut[w] = (mask >> (w - 1)) & 1;
         double lat;
@@ -406,16 +414,16 @@ static cm_status hill_climb(search *s, bool *cut, cm_error *err)
     cm_status st = search_cut(s, cut, &all, err);
     for (int w = 1; w < nw; w++)
         cut[w] = false;
-    if (st == CM_OK && !out_of_time(s))
+    if (st == CM_OK && !out_of_budget(s))
         st = search_cut(s, cut, &none, err);
     double current = none;
     if (!(none < all))
         for (int w = 1; w < nw; w++)
             cut[w] = true, current = all;
-    while (st == CM_OK && !out_of_time(s)) {
+    while (st == CM_OK && !out_of_budget(s)) {
         int pick = -1;
         double best = current;
-        for (int w = 1; st == CM_OK && w < nw && !out_of_time(s); w++) {
+        for (int w = 1; st == CM_OK && w < nw && !out_of_budget(s); w++) {
             cut[w] = !cut[w];
             double lat;
             st = search_cut(s, cut, &lat, err);
@@ -463,6 +471,7 @@ cm_status cm_lat_search(const cm_lat_net *net, const cm_lat_machine *m,
     cm_status st = s.best.cut && cut ? CM_OK : cm_error_nomem(err);
     if (o->time_limit_s > 0)
         s.deadline = cm_seconds_now() + o->time_limit_s;
+    s.budget = LAT_SEARCH_LAYER_BUDGET / (uint64_t)(net->n > 0 ? net->n : 1);
     if (st == CM_OK) {
         double lat;
         if (o->search == CM_LATENCY_SEARCH_MINIMAL)

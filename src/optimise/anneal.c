@@ -36,11 +36,11 @@
  * - Restarts. When cooling ends, the search restarts from the best design, at the
  *   starting temperature, with a seed derived from the user's seed and the restart
  *   number. It stops after ANNEAL_PATIENCE restarts in a row that do not improve the
- *   best design by more than a relative ANNEAL_IMPROVEMENT, or at the time limit
- *   (default ANNEAL_DEFAULT_LIMIT_S).
- * - Reproducibility. Nothing depends on time except the time limit, looked at between
- *   temperature steps: the same seed gives the same design byte for byte whenever the
- *   limit is not what ends the search. A binding limit can change the result.
+ *   best design by more than a relative ANNEAL_IMPROVEMENT, or when it has made its
+ *   budget of moves (cm_optimise_budget), or at the user's time limit if one is given.
+ * - Reproducibility. The budget is a count, so by default nothing depends on time: the
+ *   same seed gives the same design byte for byte on any machine. Only a time limit the
+ *   user gives is looked at on the clock, and a binding one can change the result.
  */
 #include "optimise/optimisers.h"
 
@@ -62,7 +62,6 @@
 #define ANNEAL_P_PARTITION 0.1
 #define ANNEAL_PATIENCE 12
 #define ANNEAL_IMPROVEMENT 1e-9
-#define ANNEAL_DEFAULT_LIMIT_S 10.0
 
 /* A design's standing: feasible designs compare by cost, infeasible ones by how far
  * they break the limits; any feasible design beats any infeasible one. */
@@ -90,8 +89,9 @@ typedef struct anneal {
     standing cur, best_standing;
     double ref;         /* the normaliser of eq. 11: first feasible cost, or violation */
     bool ref_feasible;  /* which of the two ref holds */
-    double start, limit_s;
-    bool out_of_time;
+    double start, limit_s;  /* limit_s: the user's time limit, 0: none */
+    uint64_t moves, budget;  /* moves tried, and how many the budget allows */
+    bool out_of_time, out_of_budget;
     int restart, stale;
     cm_progress progress;
 } anneal;
@@ -183,7 +183,8 @@ static cm_status anneal_init(anneal *a, cm_design *d, const cm_optimise_options 
     a->ref = a->cur.value;
     a->ref_feasible = a->cur.feasible;
     a->start = cm_seconds_now();
-    a->limit_s = o->time_limit_s > 0 ? o->time_limit_s : ANNEAL_DEFAULT_LIMIT_S;
+    a->limit_s = o->time_limit_s;
+    a->budget = cm_optimise_budget(o, n);
     return CM_OK;
 }
 
@@ -248,6 +249,7 @@ static bool partition_move(anneal *a)
 
 static bool random_move(anneal *a)
 {
+    a->moves++;
     if (a->n_cut_places > 0 && cm_rng_unit(&a->rng) < ANNEAL_P_PARTITION)
         return partition_move(a);
     return variable_move(a);
@@ -304,13 +306,22 @@ static bool one_move(anneal *a, double k)
     return true;
 }
 
-/* Whether the time limit has passed (checked between moves too: on a large network one
- * temperature step is many moves of O(nodes) each). */
+static double spent(const anneal *a)
+{
+    return (double)a->moves / (double)a->budget;
+}
+
+/* Whether the budget is spent or the user's time limit has passed (checked between
+ * moves too: on a large network one temperature step is many moves of O(nodes) each). */
 static bool past_limit(anneal *a)
 {
-    if (!a->out_of_time && cm_seconds_now() - a->start > a->limit_s)
+    if (a->out_of_time || a->out_of_budget)
+        return true;
+    if (spent(a) >= 1.0)
+        a->out_of_budget = true;
+    else if (a->limit_s > 0 && cm_seconds_now() - a->start > a->limit_s)
         a->out_of_time = true;
-    return a->out_of_time;
+    return a->out_of_time || a->out_of_budget;
 }
 
 static void temperature_step(anneal *a, double k)
@@ -326,12 +337,11 @@ static void temperature_step(anneal *a, double k)
 
 static void show_progress(anneal *a, double k)
 {
-    double t = cm_seconds_now() - a->start;
     past_limit(a);
     double cooled = log(ANNEAL_K_START / k) / log(ANNEAL_K_START / ANNEAL_K_MIN);
-    double fraction = (a->stale + cooled) / ANNEAL_PATIENCE;
-    if (t / a->limit_s > fraction)
-        fraction = t / a->limit_s;
+    double fraction = fmax((a->stale + cooled) / ANNEAL_PATIENCE, spent(a));
+    if (a->limit_s > 0)
+        fraction = fmax(fraction, (cm_seconds_now() - a->start) / a->limit_s);
     char detail[96];
     snprintf(detail, sizeof detail, "restart %d, best %.4g %s", a->restart,
              a->best_standing.value * (a->best_standing.feasible ? 1e3 : 1.0),
@@ -347,11 +357,11 @@ static void cool(anneal *a)
     a->cur = standing_of(a->d);
     if (a->cur.feasible && a->cur.value > 0)
         a->ref = a->cur.value;
-    for (double k = ANNEAL_K_START; k >= ANNEAL_K_MIN && !a->out_of_time; k *= ANNEAL_COOLING) {
+    for (double k = ANNEAL_K_START; k >= ANNEAL_K_MIN && !past_limit(a); k *= ANNEAL_COOLING) {
         temperature_step(a, k);
         show_progress(a, k);
     }
-    for (int q = 0; q < ANNEAL_QUENCH_STEPS && !a->out_of_time; q++) {
+    for (int q = 0; q < ANNEAL_QUENCH_STEPS && !past_limit(a); q++) {
         temperature_step(a, 0.0);
         show_progress(a, ANNEAL_K_MIN);
     }
@@ -360,7 +370,7 @@ static void cool(anneal *a)
 static void run(anneal *a)
 {
     cm_design_point_capture(a->d, a->best);
-    while (!a->out_of_time && a->stale < ANNEAL_PATIENCE) {
+    while (!past_limit(a) && a->stale < ANNEAL_PATIENCE) {
         standing before = a->best_standing;
         cool(a);
         a->stale = better(a->best_standing, before) ? 0 : a->stale + 1;
@@ -378,9 +388,11 @@ cm_status cm_optimise_anneal(cm_design *d, const cm_optimise_options *o, cm_opti
         cm_progress_init(&a.progress, o->progress, "anneal");
         run(&a);
         cm_progress_done(&a.progress);
-        r->stopped_early = a.out_of_time;
+        r->stopped_early = a.out_of_time || a.out_of_budget;
         snprintf(r->note, sizeof r->note, "%d restarts%s%s", a.restart,
-                 a.out_of_time ? ", stopped by the time limit" : "",
+                 a.out_of_time     ? ", stopped by the time limit"
+                 : a.out_of_budget ? ", stopped by the budget of moves"
+                                   : "",
                  a.best_standing.feasible ? "" : "; no feasible design found");
     }
     anneal_free(&a);

@@ -23,7 +23,9 @@
 
 /* Points per second assumed when deciding whether the space fits in the time limit:
  * the pruned enumeration usually visits far fewer, so the estimate errs on the side
- * of trying. */
+ * of trying. Without a user's limit the space may hold BRUTE_DEFAULT_LIMIT_S worth of
+ * points (6e8) and the enumeration then always runs to its end: no default stops on
+ * the clock, so the answer does not depend on the machine. */
 #define BRUTE_POINTS_PER_S 1e7
 #define BRUTE_DEFAULT_LIMIT_S 60.0
 /* How many branch visits pass between looks at the clock. */
@@ -60,6 +62,7 @@ typedef struct brute {
     cm_resources board;
     uint64_t visits, leaves, cost_evals;
     double start, limit_s, size;
+    bool user_limit; /* limit_s is the user's: the enumeration stops there */
     bool timed_out;
     cm_progress progress;
 } brute;
@@ -226,11 +229,11 @@ static bool out_of_time(brute *b)
     if ((++b->visits & BRUTE_CLOCK_MASK) != 0 || b->timed_out)
         return b->timed_out;
     double t = cm_seconds_now() - b->start;
-    if (t > b->limit_s)
+    if (b->user_limit && t > b->limit_s)
         b->timed_out = true;
     char detail[64];
     snprintf(detail, sizeof detail, "%.3g points", (double)b->leaves);
-    cm_progress_update(&b->progress, t / b->limit_s, detail);
+    cm_progress_update(&b->progress, fmax(t / b->limit_s, (double)b->leaves / b->size), detail);
     return b->timed_out;
 }
 
@@ -340,7 +343,8 @@ cm_status cm_optimise_brute(cm_design *d, const cm_optimise_options *o, cm_optim
     cm_status st = brute_init(&b, d, err);
     if (st == CM_OK) {
         b.start = cm_seconds_now();
-        b.limit_s = o->time_limit_s > 0 ? o->time_limit_s : BRUTE_DEFAULT_LIMIT_S;
+        b.user_limit = o->time_limit_s > 0;
+        b.limit_s = b.user_limit ? o->time_limit_s : BRUTE_DEFAULT_LIMIT_S;
         b.size = space_size(&b);
         if (b.size > BRUTE_POINTS_PER_S * b.limit_s)
             st = refuse(&b, err);

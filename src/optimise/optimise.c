@@ -30,6 +30,15 @@ cm_status cm_optimiser_parse(const char *name, cm_optimiser *out, cm_error *err)
                         "unknown optimiser '%s' (choose rule, anneal, brute, exact or none)", name);
 }
 
+uint64_t cm_optimise_budget(const cm_optimise_options *o, int nodes)
+{
+    if (o->max_points > 0)
+        return o->max_points;
+    uint64_t budget = CM_OPTIMISE_WORK / (uint64_t)(nodes > 0 ? nodes : 1);
+    budget = budget < CM_OPTIMISE_MAX_POINTS ? budget : CM_OPTIMISE_MAX_POINTS;
+    return budget > CM_OPTIMISE_MIN_POINTS ? budget : CM_OPTIMISE_MIN_POINTS;
+}
+
 /* Every folding 1 in one partition; if that does not fit and reconfiguration is
  * allowed, one partition per place the backend can cut. */
 void cm_optimise_reset(cm_design *d)

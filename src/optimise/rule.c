@@ -5,9 +5,27 @@
  * It then merges neighbouring partitions where SAMO's heuristics say a merge may pay:
  * a partition that runs for less than a reconfiguration, one that is memory-bound,
  * or one whose slowest node is fully unrolled; each merged partition is re-optimised
- * from the resource-minimal folding and the merge kept only if the cost improves. */
+ * from the resource-minimal folding and the merge kept only if the cost improves.
+ *
+ * Beyond the paper:
+ * - A first phase grows the slowest node of the start design (one partition, or one per
+ *   place the backend can cut when one does not fit) before SAMO's cuts, and the best
+ *   design met anywhere is the answer. SAMO's cuts from one partition keep every cut
+ *   that still fits, and on a network of hundreds of nodes the merges that undo them
+ *   take minutes (FINN's MobileNetV2); the first phase's design is at least as good as
+ *   the first improving step from the start.
+ * - The cut-and-merge phase runs only when it can win: every design of two or more
+ *   partitions costs at least one reconfiguration, so a fitting first-phase design
+ *   faster than that is kept without it.
+ * - A node no folding of which fits the board alone (or, without reconfiguration, nodes
+ *   whose least uses of some resource add up to more than the board) proves at once
+ *   that nothing fits.
+ * - It stops by its own criterion or after an evaluation budget (cm_optimise_budget),
+ *   so the same inputs give the same design on any machine; only a time limit the user
+ *   gives is looked at on the clock. */
 #include "optimise/optimisers.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +39,30 @@ typedef struct candidate {
 
 typedef struct rule_search {
     cm_design *d;
-    cm_design_point *before, *best;
+    int64_t *fold_before, *fold_best;  /* 3 per node: one partition's foldings, saved */
     candidate **sorted; /* per node, built on first use: its foldings by product */
     size_t *n_sorted;
-    uint64_t tried;
-    double deadline;    /* cm_seconds_now() at which to stop growing; 0: none */
+    uint64_t tried;     /* candidate foldings tried: the design points of the budget */
+    uint64_t budget;    /* design points allowed */
+    double deadline;    /* the user's time limit as a cm_seconds_now() value; 0: none */
+    bool out_of_budget, out_of_time;
+    cm_design_point *incumbent; /* the best design met so far */
+    int inc_bad;        /* its violations (INT_MAX: none yet) */
+    double inc_cost;
 } rule_search;
+
+/* Whether the budget or the user's time limit has ended the search; the budget is a
+ * count, so where it stops the search does not depend on the machine. */
+static bool stopped(rule_search *s)
+{
+    if (!s->out_of_budget && !s->out_of_time) {
+        if (s->tried >= s->budget)
+            s->out_of_budget = true;
+        else if (s->deadline > 0 && cm_seconds_now() >= s->deadline)
+            s->out_of_time = true;
+    }
+    return s->out_of_budget || s->out_of_time;
+}
 
 static int by_product(const void *a, const void *b)
 {
@@ -123,14 +159,98 @@ static int violations(const cm_design *d)
     return cm_design_violation_count(d);
 }
 
-static bool acceptable(const cm_design *d, int allowed)
+/* Keeps the design as the incumbent when it breaks fewer constraints, or as few at a
+ * lower cost. Growth and merges never make a design worse, so phase ends are enough. */
+static void note_point(rule_search *s)
 {
-    return violations(d) <= allowed;
+    int bad = violations(s->d);
+    double cost = cm_design_cost(s->d);
+    if (bad < s->inc_bad || (bad == s->inc_bad && cost < s->inc_cost)) {
+        s->inc_bad = bad;
+        s->inc_cost = cost;
+        cm_design_point_capture(s->d, s->incumbent);
+    }
+}
+
+/* A step changes only its own partition (matching holds within one), so saving,
+ * restoring and checking that partition is enough: on 10,000 one-node partitions the
+ * whole design would cost 10,000 times more per step. */
+static void save_partition(const cm_design *d, int p, int64_t *fold)
+{
+    cm_partition_info info;
+    cm_design_partition_info(d, p, &info);
+    for (int i = info.first; i <= info.last; i++) {
+        cm_node_info n;
+        cm_design_node_info(d, i, &n);
+        fold[3 * i] = n.fold_in;
+        fold[3 * i + 1] = n.fold_out;
+        fold[3 * i + 2] = n.fold_kernel;
+    }
+}
+
+static void restore_partition(cm_design *d, int p, const int64_t *fold)
+{
+    cm_partition_info info;
+    cm_design_partition_info(d, p, &info);
+    for (int i = info.first; i <= info.last; i++) {
+        cm_node_info n;
+        cm_design_node_info(d, i, &n);
+        const int64_t *f = &fold[3 * i];
+        if (n.fold_in != f[0] || n.fold_out != f[1] || n.fold_kernel != f[2])
+            cm_design_set_folding(d, i, f[0], f[1], f[2]);
+    }
+}
+
+/* Partition p's broken limits: each resource over the board's, and the bandwidth
+ * (eq. 7). Folding rules cannot break in a step: propagation keeps them or fails. */
+static int partition_violations(const cm_design *d, int p)
+{
+    cm_partition_info info;
+    cm_design_partition_info(d, p, &info);
+    const cm_board *b = cm_design_board(d);
+    const cm_resources *r = &info.res, *max = &b->resources;
+    return (r->dsp > max->dsp) + (r->bram18 > max->bram18) + (r->uram > max->uram) +
+           (r->lut > max->lut) + (r->ff > max->ff) + !(info.bandwidth_gbps < b->bandwidth_gbps);
+}
+
+/* The sum of the cycles of partition p's nodes: with the cost, the measure a step must
+ * lower. */
+static double cycles_sum(const cm_design *d, int p)
+{
+    cm_partition_info info;
+    cm_design_partition_info(d, p, &info);
+    double sum = 0;
+    for (int i = info.first; i <= info.last; i++) {
+        cm_node_info n;
+        cm_design_node_info(d, i, &n);
+        sum += n.cycles;
+    }
+    return sum;
+}
+
+static double partition_time(const cm_design *d, int p)
+{
+    cm_partition_info info;
+    cm_design_partition_info(d, p, &info);
+    return info.time_s;
+}
+
+/* Whether partition p after a step is better than (time, sum) before it: faster, or as
+ * fast with fewer cycles over its nodes. Growing the slowest node can shrink its
+ * neighbours through the matching constraints; without this measure two nodes tied by
+ * a chain can take turns growing and shrinking each other forever (FINN's MobileNetV2).
+ * A step changes only its partition (matching holds within one), so the design's cost
+ * never rises during growth either. */
+static bool improves(const cm_design *d, int p, double time, double sum)
+{
+    double now = partition_time(d, p);
+    return now < time || (now == time && cycles_sum(d, p) < sum);
 }
 
 /* One step on partition p: returns false when its slowest node cannot grow. A step
  * must keep a feasible design feasible; in a design that does not fit yet (other
- * partitions still too big), it must not add violations. */
+ * partitions still too big), it must not add violations. It must also improve the
+ * design (improves). */
 static bool grow_slowest(rule_search *s, int p)
 {
     cm_partition_info info;
@@ -138,38 +258,40 @@ static bool grow_slowest(rule_search *s, int p)
     int node = info.slowest_node;
     size_t count;
     const candidate *cands = larger_foldings(s, node, &count);
-    cm_design_point_capture(s->d, s->before);
-    int allowed = violations(s->d);
+    save_partition(s->d, p, s->fold_before);
+    int allowed = partition_violations(s->d, p);
+    double time = partition_time(s->d, p), sum = cycles_sum(s->d, p);
     int64_t first_product = 0;
     double best_use = 0;
     bool found = false;
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < count && !stopped(s); i++) {
         const candidate *c = &cands[i];
         /* SAMO stops once feasible steps of two distinct products have been seen. */
         if (found && c->product != first_product && cands[i - 1].product != c->product &&
             cands[i - 1].product != first_product)
             break;
         s->tried++;
-        if (apply(s->d, node, c->f) && acceptable(s->d, allowed)) {
+        if (apply(s->d, node, c->f) && partition_violations(s->d, p) <= allowed &&
+            improves(s->d, p, time, sum)) {
             double use = average_use(s->d, p);
             if (!found || use < best_use) {
                 best_use = use;
-                cm_design_point_capture(s->d, s->best);
+                save_partition(s->d, p, s->fold_best);
             }
             if (!found)
                 first_product = c->product;
             found = true;
         }
-        cm_design_point_restore(s->d, s->before);
+        restore_partition(s->d, p, s->fold_before);
     }
     if (found)
-        cm_design_point_restore(s->d, s->best);
+        restore_partition(s->d, p, s->fold_best);
     return found;
 }
 
 static void optimise_partition(rule_search *s, int p)
 {
-    while ((s->deadline == 0 || cm_seconds_now() < s->deadline) && grow_slowest(s, p))
+    while (!stopped(s) && grow_slowest(s, p))
         ;
 }
 
@@ -227,11 +349,6 @@ static bool wants_merge(const cm_design *d, int p)
 }
 
 /* Tries merging p with p + 1; keeps the merge only if the cost strictly improves. */
-static bool past_deadline(const rule_search *s)
-{
-    return s->deadline != 0 && cm_seconds_now() >= s->deadline;
-}
-
 static bool try_merge(rule_search *s, int p, cm_design_point *keep)
 {
     cm_design *d = s->d;
@@ -255,10 +372,10 @@ static void merge_phase(rule_search *s, cm_progress *bar)
     if (!keep)
         return;
     bool merged = true;
-    while (merged && cm_design_partition_count(s->d) > 1 && !past_deadline(s)) {
+    while (merged && cm_design_partition_count(s->d) > 1 && !stopped(s)) {
         merged = false;
         int np = cm_design_partition_count(s->d);
-        for (int p = 0; p + 1 < np && !merged && !past_deadline(s); p++) {
+        for (int p = 0; p + 1 < np && !merged && !stopped(s); p++) {
             if (!wants_merge(s->d, p) && !wants_merge(s->d, p + 1))
                 continue;
             merged = try_merge(s, p, keep);
@@ -270,9 +387,9 @@ static void merge_phase(rule_search *s, cm_progress *bar)
 
 /* SAMO's starting cuts: from one partition, cut at every allowed place in turn,
  * undoing a cut that makes a fitting design stop fitting. */
-static void initial_cuts(cm_design *d, const rule_search *s)
+static void initial_cuts(cm_design *d, rule_search *s)
 {
-    for (int i = 0; i + 1 < cm_design_node_count(d) && !past_deadline(s); i++) {
+    for (int i = 0; i + 1 < cm_design_node_count(d) && !stopped(s); i++) {
         if (!cm_design_can_cut_after(d, i))
             continue;
         int bad = violations(d);
@@ -292,39 +409,142 @@ static void rule_free(rule_search *s, int n)
         free(s->sorted[i]);
     free(s->sorted);
     free(s->n_sorted);
-    cm_design_point_free(s->before);
-    cm_design_point_free(s->best);
+    cm_design_point_free(s->incumbent);
+    free(s->fold_before);
+    free(s->fold_best);
+}
+
+static void least_of(cm_resources *least, const cm_resources *r)
+{
+    int64_t *l[5] = {&least->dsp, &least->bram18, &least->uram, &least->lut, &least->ff};
+    const int64_t v[5] = {r->dsp, r->bram18, r->uram, r->lut, r->ff};
+    for (int k = 0; k < 5; k++)
+        if (v[k] < *l[k])
+            *l[k] = v[k];
+}
+
+/* Whether some folding of `node` fits the board on its own; *least gets the node's
+ * least use of each resource over its foldings. */
+static bool node_can_fit(rule_search *s, int node, cm_resources *least)
+{
+    size_t count;
+    const candidate *all = sorted_foldings(s, node, &count);
+    const cm_resources *have = &cm_design_board(s->d)->resources;
+    bool fits = all == NULL; /* out of memory: claim nothing */
+    *least = (cm_resources){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+    for (size_t i = 0; all && i < count; i++) {
+        double cycles;
+        cm_resources res;
+        cm_design_node_cost_at(s->d, node, all[i].f[0], all[i].f[1], all[i].f[2], &cycles, NULL,
+                               &res);
+        s->tried++;
+        least_of(least, &res);
+        fits |= cm_resources_fit(&res, have);
+    }
+    if (!all)
+        *least = (cm_resources){0};
+    return fits;
+}
+
+/* The bound: a node that fits in no folding, or (one partition) the nodes' least uses
+ * over the board. Writes the proof to r->note. */
+static bool proven_infeasible(rule_search *s, cm_optimise_result *r)
+{
+    const cm_design *d = s->d;
+    const cm_board *b = cm_design_board(d);
+    cm_resources sum = {0}, least;
+    for (int i = 0; i < cm_design_node_count(d); i++) {
+        if (!node_can_fit(s, i, &least)) {
+            cm_node_info n;
+            cm_design_node_info(d, i, &n);
+            snprintf(r->note, sizeof r->note,
+                     "infeasibility proven: node %s (layer %s) fits %s in no folding",
+                     n.name, n.layer, b->display_name);
+            return true;
+        }
+        cm_resources_add(&sum, &least);
+    }
+    if (cm_design_options_of(d)->reconfiguration || cm_resources_fit(&sum, &b->resources))
+        return false;
+    snprintf(r->note, sizeof r->note,
+             "infeasibility proven: the nodes' least resources add up to more than %s has "
+             "and reconfiguration is off", b->display_name);
+    return true;
+}
+
+/* The first phase: the start design (cut wherever the backend can when one partition
+ * does not fit, as `none` leaves it), every partition grown. */
+static void first_phase(rule_search *s, cm_progress *bar)
+{
+    if (!cm_design_feasible(s->d) && cm_design_options_of(s->d)->reconfiguration)
+        cm_design_split_all(s->d);
+    optimise_all(s, bar, 0.0, 0.25);
+    note_point(s);
+}
+
+/* SAMO's cuts and merges, from the one-partition resource-minimal design; only when a
+ * design of several partitions (at least one reconfiguration) can beat the incumbent. */
+static void partition_phase(rule_search *s, cm_progress *bar)
+{
+    const cm_board *b = cm_design_board(s->d);
+    if (!cm_design_options_of(s->d)->reconfiguration || stopped(s) ||
+        (s->inc_bad == 0 && s->inc_cost <= b->reconfiguration_s))
+        return;
+    cm_optimise_reset(s->d);
+    initial_cuts(s->d, s);
+    optimise_all(s, bar, 0.25, 0.5);
+    merge_phase(s, bar);
+    note_point(s);
+}
+
+static void report(const rule_search *s, cm_optimise_result *r)
+{
+    r->evaluations += s->tried;
+    r->stopped_early = s->out_of_budget || s->out_of_time;
+    if (s->out_of_time)
+        snprintf(r->note, sizeof r->note, "the time limit stopped the rule optimiser early");
+    else if (s->out_of_budget)
+        snprintf(r->note, sizeof r->note,
+                 "the budget of %llu design points stopped the rule optimiser early",
+                 (unsigned long long)s->budget);
 }
 
 cm_status cm_optimise_rule(cm_design *d, const cm_optimise_options *o, cm_optimise_result *r,
                            cm_error *err)
 {
-    rule_search s = {.d = d};
+    rule_search s = {.d = d, .inc_bad = INT_MAX};
     int n = cm_design_node_count(d);
-    s.before = cm_design_point_new(d);
-    s.best = cm_design_point_new(d);
+    s.incumbent = cm_design_point_new(d);
+    s.fold_before = malloc(3 * (size_t)(n > 0 ? n : 1) * sizeof *s.fold_before);
+    s.fold_best = malloc(3 * (size_t)(n > 0 ? n : 1) * sizeof *s.fold_best);
     s.sorted = calloc((size_t)n, sizeof *s.sorted);
     s.n_sorted = calloc((size_t)n, sizeof *s.n_sorted);
-    /* SAMO's rule has no stopping time; large graphs with long matching chains (FINN's
-     * MobileNetV2) can take minutes, so it stops at the time limit, 60 s by default. */
-    s.deadline = cm_seconds_now() + (o->time_limit_s > 0 ? o->time_limit_s : CM_RULE_DEFAULT_TIME_LIMIT_S);
-    cm_status st = s.before && s.best && s.sorted && s.n_sorted ? CM_OK : cm_error_nomem(err);
+    s.budget = cm_optimise_budget(o, n);
+    if (o->time_limit_s > 0)
+        s.deadline = cm_seconds_now() + o->time_limit_s;
+    cm_status st = s.incumbent && s.fold_before && s.fold_best &&
+                           s.sorted && s.n_sorted
+                       ? CM_OK
+                       : cm_error_nomem(err);
     if (st != CM_OK) {
         rule_free(&s, n);
         return st;
     }
+    if (proven_infeasible(&s, r)) {
+        if (cm_design_options_of(d)->reconfiguration)
+            cm_design_split_all(d);
+        r->proven_infeasible = true;
+        r->evaluations += s.tried;
+        rule_free(&s, n);
+        return CM_OK;
+    }
     cm_progress bar;
     cm_progress_init(&bar, o->progress, "rule");
-    if (cm_design_options_of(d)->reconfiguration)
-        initial_cuts(d, &s);
-    optimise_all(&s, &bar, 0.0, 0.5);
-    if (cm_design_options_of(d)->reconfiguration)
-        merge_phase(&s, &bar);
+    first_phase(&s, &bar);
+    partition_phase(&s, &bar);
+    cm_design_point_restore(d, s.incumbent);
     cm_progress_done(&bar);
-    r->evaluations += s.tried;
-    r->stopped_early = past_deadline(&s);
-    if (r->stopped_early)
-        snprintf(r->note, sizeof r->note, "the time limit stopped the rule optimiser early");
+    report(&s, r);
     rule_free(&s, n);
     return CM_OK;
 }

@@ -262,13 +262,14 @@ assert all(b["coarse"] == 1 for b in d["blocks"] if b["kind"] == "Convolution")
     check "anneal on chain10k, $b: exit 0, not $rc" test "$rc" -eq 0
   done
   # rule cut short long before its starting cuts are done: 10,000 one-DSP layers in one
-  # partition do not fit, and the message must not read as a proof.
+  # partition do not fit, so its first phase starts from one layer per partition (as
+  # `none` does), which fits; the note says that the time limit stopped it (issue 20).
   "$cnnmap" optimise "$tmp/chain10k.onnx" --board zc706 --backend hls4ml --optimiser rule \
     --time-limit 0.01 --quiet >"$tmp/out" 2>"$tmp/err"
   rc=$?
-  check "rule stopped by the time limit: exit 3, not $rc" test "$rc" -eq 3
+  check "rule stopped by the time limit: exit 0, not $rc" test "$rc" -eq 0
   check "rule stopped by the time limit says so" \
-    grep -q "no feasible design found before the time limit stopped the search" "$tmp/err"
+    grep -q "the time limit stopped the rule optimiser early" "$tmp/out"
 else
   if [ "${CI:-}" = true ]; then failed=$((failed + 1)); echo "FAIL: python3 onnx missing"; fi
 fi

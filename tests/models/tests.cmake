@@ -15,6 +15,9 @@ if(CM_SYSTEM_PYTHON)
   if(TEST test_torchvision)
     set_tests_properties(test_torchvision PROPERTIES FIXTURES_REQUIRED torchvision_models)
   endif()
+  if(TEST test_optimise_budget)
+    set_tests_properties(test_optimise_budget PROPERTIES FIXTURES_REQUIRED torchvision_models)
+  endif()
   # Tests that read the zoo models.
   foreach(t test_zoo test_design test_optimise_rule test_optimise_anneal_brute test_optimise_exact
             test_latency test_multi)
