@@ -20,15 +20,7 @@
 
 static cm_graph *load_model(Onnx__ModelProto *m)
 {
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    ob_model_free(m);
-    cm_graph *g = NULL;
-    cm_error err = {0};
-    if (cm_model_load_buffer(buf, len, "test.onnx", NULL, &g, &err) != CM_OK)
-        fail_msg("%s", err.message);
-    free(buf);
-    return g;
+    return cm_test_load_built(m, "test.onnx");
 }
 
 static void conv(Onnx__ModelProto *m, const char *name, const char *in, const char *out,

@@ -51,14 +51,7 @@ static cm_graph *small_net(void)
     n = ob_node(m, "Gemm", "fc", "f,fc_W", "y");
     ob_attr_int(n, "transB", 1);
     ob_output(m, "y", 2, NULL);
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    ob_model_free(m);
-    cm_graph *g = NULL;
-    cm_error err = {0};
-    assert_int_equal(cm_model_load_buffer(buf, len, "small.onnx", NULL, &g, &err), CM_OK);
-    free(buf);
-    return g;
+    return cm_test_load_built(m, "small.onnx");
 }
 
 static cm_board zc706(void)

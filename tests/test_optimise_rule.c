@@ -50,13 +50,8 @@ static void test_dense_on_ten_dsps(void **state)
     Onnx__NodeProto *n = ob_node(m, "Gemm", "fc", "x,W", "y");
     ob_attr_int(n, "transB", 1);
     ob_output(m, "y", 2, NULL);
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    ob_model_free(m);
-    cm_graph *g = NULL;
+    cm_graph *g = cm_test_load_built(m, "dense.onnx");
     cm_error err = {0};
-    assert_int_equal(cm_model_load_buffer(buf, len, "dense.onnx", NULL, &g, &err), CM_OK);
-    free(buf);
     static const char board_json[] =
         "{\"name\": \"tiny\", \"display_name\": \"Tiny\", \"part\": \"x\", \"memory\": \"m\","
         " \"resources\": {\"LUT\": 1000, \"FF\": 1000, \"DSP\": 10, \"BRAM\": 10, \"URAM\": 0},"

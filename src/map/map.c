@@ -112,8 +112,7 @@ static void run_streaming(mapping *m, cm_backend backend, cm_map_candidate *c,
     c->latency_s = s.latency_s;
     c->throughput_fps = s.feasible ? s.throughput_fps : 0.0;
     c->resources = s.resources;
-    /* hls4ml's cost model counts DSPs only: its zeros are not figures */
-    c->has_memory = c->has_logic = backend != CM_BACKEND_HLS4ML;
+    c->has_memory = c->has_logic = true;
     c->has_lower_bound = r.has_lower_bound && s.feasible;
     c->lower_bound_s = r.lower_bound_s;
     c->optimal = c->has_lower_bound && !r.stopped_early &&
@@ -189,7 +188,7 @@ static void run_nn2fpga(mapping *m, cm_map_candidate *c, struct cm_map_design *k
         set_reason(c, "the model is not quantised: nn2FPGA maps QONNX integer models");
         return;
     }
-    no.time_limit_s = limit / 2; /* per integer program: phase 1 and phase 2 */
+    no.time_limit_s = limit; /* the whole optimisation, both phases */
     /* the design, not the bare optimiser: it sizes the skip FIFOs as the generated
      * dataflow builds them, and their BRAM counts */
     cm_nn2fpga_design *d = &keep->nn2fpga;

@@ -47,3 +47,13 @@ add_test(NAME cli_multi_design
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_multi_design_cli.sh $<TARGET_FILE:cnnmap_cli>
           ${CM_TEST_MODELS_DIR})
 set_tests_properties(cli_multi_design PROPERTIES FIXTURES_REQUIRED zoo_models)
+# No default of `optimise` depends on the clock (issue 20): the same JSON twice.
+add_test(NAME cli_optimise_determinism
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_optimise_determinism.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_TEST_MODELS_DIR})
+set_tests_properties(cli_optimise_determinism PROPERTIES FIXTURES_REQUIRED "torchvision_models;zoo_models")
+# nn2FPGA: every integer program within the time limit, bounds before programs (issue 20).
+add_test(NAME cli_nn2fpga_limits
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_nn2fpga_limits_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_TEST_MODELS_DIR})
+set_tests_properties(cli_nn2fpga_limits PROPERTIES FIXTURES_REQUIRED torchvision_models)

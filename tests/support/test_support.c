@@ -1,5 +1,6 @@
 /* Helpers shared by the unit tests. */
 #include "test_support.h"
+#include "onnx_builder.h"
 
 #include <cnnmap/model.h>
 
@@ -62,4 +63,28 @@ cm_design *cm_test_design(const char *path, const char *board_name, cm_backend b
         fail_msg("%s", err.message);
     }
     return d;
+}
+
+cm_graph *cm_test_load_built(Onnx__ModelProto *m, const char *name)
+{
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_model_free(m);
+    cm_graph *g = NULL;
+    cm_error err = {0};
+    if (cm_model_load_buffer(buf, len, name, NULL, &g, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    free(buf);
+    return g;
+}
+
+cm_graph *cm_test_load_shared(const char *name)
+{
+    char path[1024];
+    cm_test_shared_model(name, path, sizeof path);
+    cm_graph *g = NULL;
+    cm_error err = {0};
+    if (cm_model_load(path, &g, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    return g;
 }

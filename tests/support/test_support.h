@@ -27,4 +27,13 @@ void cm_test_write_temp(const void *data, size_t len, const char *suffix, char *
 cm_design *cm_test_design(const char *path, const char *board, cm_backend backend, int bits,
                           bool reconfiguration);
 
+/* Packs a model built with tests/support/onnx_builder.h, frees it and loads the bytes as
+ * `name`; fails the test on any error. */
+struct Onnx__ModelProto;
+struct cm_graph;
+struct cm_graph *cm_test_load_built(struct Onnx__ModelProto *m, const char *name);
+
+/* Loads ../shared/models/NAME (cm_test_shared_model's rules when it is absent). */
+struct cm_graph *cm_test_load_shared(const char *name);
+
 #endif
