@@ -87,10 +87,12 @@ static void arch_usage(const cm_lat_arch *a, const int *fin_of_layer, bool *used
 
 /* ---- writing ---- */
 
-static json_t *options_json(const cm_latency_options *o)
+/* The clock and bandwidth the design was costed at: options may leave them 0 ("the
+ * board's"), which the reader would refuse. */
+static json_t *options_json(const cm_latency_options *o, const cm_latency_design *d)
 {
-    return json_pack("{sf sf si si sb sb}", "clock_mhz", o->clock_mhz, "bandwidth_gbps",
-                     o->bandwidth_gbps, "word_bits", o->word_bits, "batch", o->batch,
+    return json_pack("{sf sf si si sb sb}", "clock_mhz", d->clock_mhz, "bandwidth_gbps",
+                     d->bandwidth_gbps, "word_bits", o->word_bits, "batch", o->batch,
                      "weights_reloading", o->weights_reloading, "input_folding", o->input_folding);
 }
 
@@ -225,7 +227,7 @@ static json_t *design_body(const cm_graph *g, const cm_latency_options *o,
     json_t *body = json_object();
     bool ok = body != NULL;
     if (ok) {
-        put(body, "options", options_json(o), &ok);
+        put(body, "options", options_json(o, d), &ok);
         put(body, "point", point, &ok);
         put(body, "run", run_json(o, d), &ok);
         put(body, "figures", figures_json(g, d), &ok);

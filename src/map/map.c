@@ -140,9 +140,6 @@ static void run_latency_driven(mapping *m, cm_map_candidate *c, struct cm_map_de
     cm_error err = {0};
     cm_latency_options *lo = &keep->latency_options;
     cm_latency_options_init(lo);
-    /* resolved, so that the design file records them (0 would mean "the board's") */
-    lo->clock_mhz = m->board->clock_mhz;
-    lo->bandwidth_gbps = m->board->bandwidth_gbps;
     lo->batch = m->o->objective == CM_OBJECTIVE_LATENCY ? 1 : m->o->batch;
     lo->search = CM_LATENCY_SEARCH_EXACT;
     lo->time_limit_s = share(m);
