@@ -196,6 +196,14 @@ bool cm_nn2fpga_is_design_file(const char *path);
 
 void cm_nn2fpga_design_free(cm_nn2fpga_design *d);
 
+#define CM_NN2FPGA_WARNING_MAX 256
+
+/* The remarks that change what the design's figures mean (printed, and the JSON's
+ * "warnings"): layers without Quant annotations costed at the default bit width, a
+ * search the time limit cut short. Writes up to cap texts; returns how many there are. */
+int cm_nn2fpga_warnings(const cm_nn2fpga_design *d, char (*out)[CM_NN2FPGA_WARNING_MAX],
+                        int cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -67,6 +67,10 @@ static void print_human(const cm_nn2fpga_design *d)
                r->phases[i].optimal         ? ", optimal"
                : r->phases[i].stopped_early ? ", not proven optimal: stopped early by the time limit"
                                             : ", not proven optimal");
+    char w[2][CM_NN2FPGA_WARNING_MAX];
+    int n = cm_nn2fpga_warnings(d, w, 2);
+    for (int i = 0; i < n && i < 2; i++)
+        printf("warning      %s\n", w[i]);
     print_layers(r);
     print_skips(r);
     printf("(* critical layer: its latency is S; BRAMw/BRAMwb: weight and window-buffer BRAM18)\n");

@@ -3,6 +3,8 @@
  * program, every layer of G and the skip-connection storage. */
 #include "nn2fpga/n2_json.h"
 
+#include <stdio.h>
+
 double cm_nn2fpga_latency_s(const cm_nn2fpga_result *r)
 {
     return (double)r->latency_cycles / (r->clock_mhz * 1e6);
@@ -110,6 +112,32 @@ static json_t *details_json(const cm_nn2fpga_design *d)
                      "skip_connections", skips);
 }
 
+int cm_nn2fpga_warnings(const cm_nn2fpga_design *d, char (*out)[CM_NN2FPGA_WARNING_MAX], int cap)
+{
+    int n = 0;
+    if (d->result.bits_defaulted && n++ < cap)
+        snprintf(out[n - 1], CM_NN2FPGA_WARNING_MAX,
+                 "some layers have no Quant annotation: nn2FPGA costs them at %d bits (--bits)",
+                 d->options.default_bits);
+    if (d->result.stopped_early && n++ < cap)
+        snprintf(out[n - 1], CM_NN2FPGA_WARNING_MAX,
+                 "the time limit stopped the search: the design is the best found by then");
+    return n;
+}
+
+static json_t *warnings_json(const cm_nn2fpga_design *d)
+{
+    char w[2][CM_NN2FPGA_WARNING_MAX];
+    int n = cm_nn2fpga_warnings(d, w, 2);
+    json_t *a = json_array();
+    for (int i = 0; a && i < n && i < 2; i++)
+        if (json_array_append_new(a, json_string(w[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
 json_t *cm_nn2fpga_report_json(const cm_nn2fpga_design *d)
 {
     const cm_nn2fpga_result *r = &d->result;
@@ -127,6 +155,10 @@ json_t *cm_nn2fpga_report_json(const cm_nn2fpga_design *d)
         cm_nn2fpga_solver_name(d->options.solver), "evaluations",
         (json_int_t)(r->phases[0].programs + r->phases[1].programs), "time_s", r->time_s, "seed", 0);
     json_t *det = details_json(d);
+    if (o && json_object_set_new(o, "warnings", warnings_json(d)) != 0) {
+        json_decref(o);
+        o = NULL;
+    }
     if (!o || !det || json_object_update(o, det) != 0) {
         json_decref(o);
         o = NULL;

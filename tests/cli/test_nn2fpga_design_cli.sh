@@ -181,4 +181,22 @@ printf '{"name": "fewdsp", "display_name": "Few DSP", "part": "x", "memory": "x"
 expect 3 "optimise on a board without enough DSPs" -- optimise "$r8" --board "$tmp/fewdsp.json" --backend nn2fpga -o "$tmp/fail.json"
 check "no design file after failure" test ! -e "$tmp/fail.json"
 
+
+# warnings (issue 20): a float model's layers are costed at the default width, and both
+# the JSON and the text say so; a QONNX model's design has none
+expect 0 "nn2fpga on a float model" -- optimise "$shared/models/lenet.onnx" --board zc706 \
+  --backend nn2fpga --json
+check "the float model's JSON warns of default bits" /usr/bin/python3 -c '
+import json, sys
+w = json.load(open(sys.argv[1]))["warnings"]
+assert len(w) == 1 and "no Quant annotation" in w[0] and "8 bits" in w[0], w
+' "$tmp/out"
+expect 0 "nn2fpga on a float model, text" -- optimise "$shared/models/lenet.onnx" --board zc706 \
+  --backend nn2fpga
+check "the text warns too" grep -q "^warning      some layers have no Quant annotation" "$tmp/out"
+expect 0 "nn2fpga on ResNet8" -- optimise "$r8" --board zc706 --backend nn2fpga --json
+check "a QONNX model has no warning" /usr/bin/python3 -c '
+import json, sys
+assert json.load(open(sys.argv[1]))["warnings"] == []
+' "$tmp/out"
 finish
