@@ -590,8 +590,12 @@ def main(argv=None):
                           (name, source, "" if inline else
                            ", weights external in absent %s.absent" % name))
         path = os.path.join(args.outdir, name + ".onnx")
-        with open(path, "wb") as f:
+        # written beside and renamed into place: tests running meanwhile keep reading the
+        # file they opened (rewriting it in place gave them a bus error)
+        tmp = "%s.tmp%d" % (path, os.getpid())
+        with open(tmp, "wb") as f:
             f.write(model.SerializeToString())
+        os.replace(tmp, path)
         validate(model, net, path)
         lines.append("%s %d %d %d\n" % (name, net.layers, net.macs, net.params))
         notes = []
