@@ -442,6 +442,22 @@ static void test_choice_in_library(void **state)
     cm_design_free(d);
 }
 
+/* The pass labels of the reports: unfolded, pass k of f_in, the accumulation. */
+static void test_pass_name(void **state)
+{
+    (void)state;
+    char buf[32];
+    cm_latency_subgraph x = {.fold = 0, .folds = 1};
+    cm_latency_pass_name(&x, buf, sizeof buf);
+    assert_string_equal(buf, "-");
+    x = (cm_latency_subgraph){.fold = 1, .folds = 4};
+    cm_latency_pass_name(&x, buf, sizeof buf);
+    assert_string_equal(buf, "2/4");
+    x = (cm_latency_subgraph){.fold = 4, .folds = 4};
+    cm_latency_pass_name(&x, buf, sizeof buf);
+    assert_string_equal(buf, "accumulation");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -452,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_table1_models),
         cmocka_unit_test(test_alexnet_case_study),
         cmocka_unit_test(test_minimal_point),
+        cmocka_unit_test(test_pass_name),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_choice_in_library),
     };

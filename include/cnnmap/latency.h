@@ -15,6 +15,7 @@
 #define CNNMAP_LATENCY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <cnnmap/board.h>
 #include <cnnmap/error.h>
@@ -165,6 +166,10 @@ void cm_latency_choose(const struct cm_design *partitioned, const struct cm_desi
 void cm_latency_choice_free(cm_latency_choice *c);
 
 const char *cm_latency_block_kind_name(cm_latency_block_kind k); /* "Convolution", ... */
+
+/* A subgraph's input-folding pass for reports: "-" (not folded), "2/4" (pass 2 of 4) or
+ * "accumulation" (the final sum of the passes). */
+void cm_latency_pass_name(const cm_latency_subgraph *x, char *buf, size_t size);
 
 /* ---- latency-driven design files (src/latency/design_io.c) ----
  * A latency-driven design is written as its point (the cuts, by the name of the weight

@@ -41,16 +41,13 @@ static void print_blocks(const cm_latency_design *ld)
 
 static void print_schedule(const cm_design *d, const cm_latency_design *ld)
 {
-    printf("\n%4s %-14s %-14s %7s %12s %10s %10s %11s %10s\n", "sub", "first", "last", "fold",
+    printf("\n%4s %-14s %-14s %12s %12s %10s %10s %11s %10s\n", "sub", "first", "last", "fold",
            "II cycles", "depth", "exec ms", "weights ms", "weights");
     for (int s = 0; s < ld->n_subgraphs; s++) {
         const cm_latency_subgraph *x = &ld->subgraphs[s];
-        char fold[32] = "-";
-        if (x->folds > 1 && x->fold < x->folds)
-            snprintf(fold, sizeof fold, "%d/%d", x->fold + 1, x->folds);
-        else if (x->folds > 1)
-            snprintf(fold, sizeof fold, "acc");
-        printf("%4d %-14.14s %-14.14s %7s %12.0f %10.0f %10.6g %11.6g %10" PRId64 "\n", s,
+        char fold[32];
+        cm_latency_pass_name(x, fold, sizeof fold);
+        printf("%4d %-14.14s %-14.14s %12s %12.0f %10.0f %10.6g %11.6g %10" PRId64 "\n", s,
                layer_name(d, x->first_layer), layer_name(d, x->last_layer), fold, x->ii_max_cycles,
                x->depth_cycles, x->exec_s * 1e3, x->weights_s * 1e3, x->weight_words);
     }

@@ -72,11 +72,8 @@ static void md_schedule(cm_strbuf *b, const cm_latency_file *f)
                         "| ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
     for (int s = 0; s < d->n_subgraphs; s++) {
         const cm_latency_subgraph *x = &d->subgraphs[s];
-        char pass[32] = "-";
-        if (x->folds > 1 && x->fold < x->folds)
-            snprintf(pass, sizeof pass, "%d/%d", x->fold + 1, x->folds);
-        else if (x->folds > 1)
-            snprintf(pass, sizeof pass, "accumulation");
+        char pass[32];
+        cm_latency_pass_name(x, pass, sizeof pass);
         cm_strbuf_printf(b, "| %d | %s | %s | %s | %.0f | %.0f | %.6g | %.6g | %" PRId64 " |\n", s,
                          f->graph->layers[x->first_layer].name, f->graph->layers[x->last_layer].name,
                          pass, x->ii_max_cycles, x->depth_cycles, x->exec_s * 1e3,

@@ -264,19 +264,12 @@ static json_t *file_json(const char *model_path, const char *board_ref, const cm
     return head;
 }
 
-static cm_status write_file(const char *path, json_t *o, cm_error *err)
-{
-    cm_status st = cm_design_json_write(path, o, err);
-    json_decref(o);
-    return st;
-}
-
 cm_status cm_latency_design_save(const char *path, const char *model_path, const char *board_ref,
                                  const cm_graph *g, const cm_latency_options *o,
                                  const cm_latency_design *d, cm_error *err)
 {
     json_t *root = file_json(model_path, board_ref, g, o, d, err);
-    return root ? write_file(path, root, err) : (err ? err->code : CM_EINTERNAL);
+    return root ? cm_design_json_save(path, root, err) : (err ? err->code : CM_EINTERNAL);
 }
 
 /* ---- reading ---- */
@@ -786,7 +779,7 @@ cm_status cm_latency_choice_save(const cm_design *partitioned, const cm_design_r
         json_decref(root);
         return err && err->code != CM_OK ? err->code : cm_error_nomem(err);
     }
-    return write_file(path, root, err);
+    return cm_design_json_save(path, root, err);
 }
 
 static cm_status read_comparison(lreader *r, json_t *body, cm_latency_choice *c)

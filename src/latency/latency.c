@@ -2,6 +2,7 @@
  * the costing of a given point, both ending in the exported design of sdf.c. */
 #include "latency/latency_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,4 +176,12 @@ void cm_latency_design_free(cm_latency_design *d)
     free(d->gamma);
     free(d->fin);
     memset(d, 0, sizeof *d);
+}
+
+void cm_latency_pass_name(const cm_latency_subgraph *x, char *buf, size_t size)
+{
+    if (x->folds > 1 && x->fold < x->folds)
+        snprintf(buf, size, "%d/%d", x->fold + 1, x->folds);
+    else
+        snprintf(buf, size, "%s", x->folds > 1 ? "accumulation" : "-");
 }

@@ -131,10 +131,7 @@ static json_t *design_file_json(const cm_nn2fpga_design *d)
 
 cm_status cm_nn2fpga_design_save(const cm_nn2fpga_design *d, const char *path, cm_error *err)
 {
-    json_t *o = design_file_json(d);
-    cm_status st = cm_design_json_write(path, o, err);
-    json_decref(o);
-    return st;
+    return cm_design_json_save(path, design_file_json(d), err);
 }
 
 /* ---- reading ---- */

@@ -105,10 +105,7 @@ static json_t *design_file_json(const cm_overlay_design *d)
 
 cm_status cm_overlay_design_save(const cm_overlay_design *d, const char *path, cm_error *err)
 {
-    json_t *o = design_file_json(d);
-    cm_status st = cm_design_json_write(path, o, err);
-    json_decref(o);
-    return st;
+    return cm_design_json_save(path, design_file_json(d), err);
 }
 
 /* ---- reading ---- */

@@ -22,8 +22,9 @@ cm_status cm_json_file_write(const char *path, const json_t *o, size_t flags, cm
 json_t *cm_design_json_with_report(json_t *header, json_t *report);
 
 /* Writes a design file in key order, its reals at 17 digits so that the figures read
- * back are the very doubles written (evaluate then prints what the writer printed). */
-cm_status cm_design_json_write(const char *path, const json_t *o, cm_error *err);
+ * back are the very doubles written (evaluate then prints what the writer printed), and
+ * releases o (NULL, a builder's failure, is CM_EINTERNAL naming the file). */
+cm_status cm_design_json_save(const char *path, json_t *o, cm_error *err);
 
 /* A model or board that a design file names and that cannot be used makes the design
  * file bad input, whatever the inner reason (out of memory aside): prefixes the
