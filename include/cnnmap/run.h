@@ -83,6 +83,10 @@ cm_status cm_runner_load(const char *path, cm_runner **out, cm_error *err);
 cm_status cm_runner_load_buffer(const void *data, size_t len, const char *origin,
                                 const char *dir, cm_runner **out, cm_error *err);
 void cm_runner_free(cm_runner *r);
+/* The most elements any tensor a node makes may have (default 2^40): a larger one is
+ * CM_EINPUT naming the node, before anything is allocated. Bounds the work a model can
+ * ask for (the fuzzer sets a small limit). n < 1 restores the default. */
+void cm_runner_set_max_elements(cm_runner *r, int64_t n);
 
 /* The graph's inputs (those without an initializer) and outputs, in file order. Each
  * dim is the declared value, or -1 when dynamic. */

@@ -51,6 +51,7 @@ struct cm_runner {
     cm_runner_io *inputs, *outputs;
     int *input_value, *output_value;
     int n_inputs, n_outputs;
+    int64_t max_elements;        /* per tensor a kernel makes (cm_runner_set_max_elements) */
 };
 
 /* What a kernel sees of the node it runs. */
@@ -94,9 +95,19 @@ static inline double cm_run_getf(const cm_array *a, int64_t k)
 {
     return a->f ? a->f[k] : (double)a->i[k];
 }
+/* (a float element out of int64's range saturates; NaN is 0) */
 static inline int64_t cm_run_geti(const cm_array *a, int64_t k)
 {
-    return a->i ? a->i[k] : (int64_t)a->f[k];
+    if (a->i)
+        return a->i[k];
+    double v = a->f[k];
+    if (!(v == v))
+        return 0;
+    if (v >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (v <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)v;
 }
 
 /* Each of the node's first n inputs is present; else "input K is missing". */

@@ -17,6 +17,9 @@ cm_status cm_run_new(cm_run_ctx *cx, cm_dtype dtype, int rank, const int64_t *di
                                (long long)dims[k], k);
         count *= dims[k];
     }
+    if (count > cx->r->max_elements)
+        return cm_run_fail(cx, CM_EINPUT, "an output of %lld elements exceeds the limit of %lld",
+                           (long long)count, (long long)cx->r->max_elements);
     cm_status st = cm_array_alloc(dtype, rank, dims, false, out, cx->err);
     if (st != CM_OK && st != CM_EINTERNAL)
         return cm_run_fail(cx, st, "%s", cx->err->message);

@@ -31,6 +31,11 @@ static void free_node(cm_run_node *n)
     free(n->weights32);
 }
 
+void cm_runner_set_max_elements(cm_runner *r, int64_t n)
+{
+    r->max_elements = n < 1 || n > CM_RUN_ELEMENTS_MAX ? CM_RUN_ELEMENTS_MAX : n;
+}
+
 void cm_runner_free(cm_runner *r)
 {
     if (!r)
@@ -284,10 +289,13 @@ static cm_status run_node(cm_runner *r, cm_run_node *n, cm_array **vals, cm_erro
     }
     for (int j = 0; j < n->n_in; j++)
         ins[j] = n->in[j] < 0 ? NULL : r->consts[n->in[j]] ? r->consts[n->in[j]] : vals[n->in[j]];
-    for (int j = 0; j < n->n_out; j++)
-        outs[j] = NULL;
+    /* A kernel writes its first output even when the node names none (an empty output
+     * name): what the node does not keep is freed below. */
+    memset(outs, 0, sizeof outs);
     cm_run_ctx cx = {.r = r, .node = n, .err = err};
     cm_status st = n->kernel(&cx, ins, n->n_in, outs, n->n_out);
+    for (int j = n->n_out; j < 64; j++)
+        cm_array_free(outs[j]);
     for (int j = 0; j < n->n_out; j++) {
         if (st != CM_OK || n->out[j] < 0) {
             cm_array_free(outs[j]);
@@ -409,6 +417,7 @@ cm_status cm_runner_load_buffer(const void *data, size_t len, const char *origin
     cm_runner *r = calloc(1, sizeof *r);
     if (!r)
         return cm_error_nomem(err);
+    r->max_elements = CM_RUN_ELEMENTS_MAX;
     r->origin = strdup(origin ? origin : "(model)");
     r->dir = strdup(dir ? dir : ".");
     if (!r->origin || !r->dir) {
@@ -549,6 +558,9 @@ cm_status cm_runner_execute(cm_runner *r, const cm_array *const *inputs, int n_i
     cm_status st = CM_OK;
     for (int k = 0; k < r->n_inputs && st == CM_OK; k++) {
         st = check_input(r, &r->inputs[k], inputs[k], false, err);
+        /* a graph that lists one input twice feeds it the later tensor */
+        cm_array_free(vals[r->input_value[k]]);
+        vals[r->input_value[k]] = NULL;
         if (st == CM_OK)
             st = copy_array(inputs[k], r->wide && inputs[k]->dtype == CM_DTYPE_FLOAT32
                                            ? CM_DTYPE_FLOAT64 : inputs[k]->dtype,
