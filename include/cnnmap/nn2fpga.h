@@ -158,6 +158,14 @@ const char *cm_nn2fpga_solver_name(cm_nn2fpga_solver s); /* "bip", "exact", "non
 /* ---- design files: the accelerator as data (written by `optimise -o`, read by
  * `evaluate` and `export`) ---- */
 
+/* A depth the design file gives one stream of the generated top function ("fifo_depths",
+ * written by `simulate --fifo-depths auto -o`): the HLS export uses it instead of the
+ * depth it would generate, and the simulation runs the stream at it. */
+typedef struct cm_nn2fpga_fifo {
+    char *stream;  /* "s<k>", as the export names its streams */
+    int64_t depth; /* words, 1 .. 2^31 */
+} cm_nn2fpga_fifo;
+
 /* An nn2FPGA design: the model and board it was made for, the options, and every layer's
  * chosen configuration with the figures it costs (`result`). */
 typedef struct cm_nn2fpga_design {
@@ -173,6 +181,9 @@ typedef struct cm_nn2fpga_design {
     /* The model as integer tasks with this design's factors, kept from sizing the skip
      * FIFOs for the HLS export (NULL when the model has no integer form). */
     struct cm_hls_lowered *lowered;
+    /* stream depths the file gives (none: the generated depths) */
+    int n_fifo_depths;
+    cm_nn2fpga_fifo *fifo_depths;
 } cm_nn2fpga_design;
 
 /* Optimises (cm_nn2fpga_optimise) and records where the model and board came from. */

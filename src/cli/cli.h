@@ -25,6 +25,7 @@ int cm_cli_export(int argc, char **argv);
 int cm_cli_multi(int argc, char **argv);
 int cm_cli_run(int argc, char **argv);
 int cm_cli_compare(int argc, char **argv);
+int cm_cli_simulate(int argc, char **argv);
 /* export --format report-md of a `multi -o` design file: the loaded design's (a
  * version 1 file's inputs mapped again) Markdown report. Returns an exit code. */
 int cm_cli_multi_export_md(const char *design_path, const char *out);
@@ -47,6 +48,7 @@ extern const char cm_cli_export_usage[];
 extern const char cm_cli_multi_usage[];
 extern const char cm_cli_run_usage[];
 extern const char cm_cli_compare_usage[];
+extern const char cm_cli_simulate_usage[];
 
 struct cm_design;
 struct cm_design_run;

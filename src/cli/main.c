@@ -23,6 +23,8 @@ static const cm_cli_command commands[] = {
     {"multi", "map several networks onto one FPGA (f-CNNx)", cm_cli_multi_usage, cm_cli_multi},
     {"compare", "map a model onto every architecture, side by side", cm_cli_compare_usage,
      cm_cli_compare},
+    {"simulate", "step a design's hardware cycle by cycle", cm_cli_simulate_usage,
+     cm_cli_simulate},
     {"run", "execute a model on the CPU (reference executor)", cm_cli_run_usage, cm_cli_run},
 };
 

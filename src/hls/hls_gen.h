@@ -54,11 +54,20 @@ typedef struct hg_ctx {
     char scratch[HG_SCRATCH][HG_SCRATCH_LEN];
     int next_scratch;
     cm_error *err;
+    /* depths the design file gives streams by name (they replace the generated ones) */
+    int n_fifo_depths;
+    const struct cm_nn2fpga_fifo *fifo_depths;
+    /* when set, every stream and task emitted is recorded there (hls_graph.h), tasks
+     * with the layer of cur_op (the op being emitted, -1 after the last) */
+    struct hg_graph *rec;
+    int cur_op;
 } hg_ctx;
 
 /* The index of the design's skip connection of the add named `name`, or -1. */
 int hg_design_skip(const struct cm_nn2fpga_result *design, const char *name);
 
+/* The design file's depth for stream `name` (its fifo_depths), or `depth`. */
+int64_t hg_stream_depth(const hg_ctx *g, const char *name, int64_t depth);
 /* Packings and residual adds' skip depths; CM_EINPUT for a shape no block takes. */
 cm_status hg_plan(hg_ctx *g);
 /* Fills g->streams and g->tasks (the top function's body). */

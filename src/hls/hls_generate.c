@@ -11,6 +11,7 @@
 #include <cnnmap/nn2fpga.h>
 
 #include "hls/hls_gen.h"
+#include "hls/hls_graph.h"
 
 /* Streams between tasks: two words, as nn2FPGA's generator gives its plain FIFOs. */
 #define HG_DEPTH 2
@@ -74,6 +75,8 @@ void hg_emit(hg_ctx *g, cm_strbuf *to, const char *kind, const char *const *kv)
     cm_strbuf_printf(to, "\n");
     if (to == &g->tasks)
         g->n_tasks++;
+    if (to == &g->tasks && g->rec)
+        hg_graph_add_task(g->rec, kind, g->cur_op >= 0 ? g->net->op[g->cur_op].name : "", kv);
 }
 
 /* ---- names and types ---- */
@@ -112,9 +115,20 @@ void hg_identifier(const char *name, int index, char *out, size_t size)
     out[n] = '\0';
 }
 
-static void new_stream(hg_ctx *g, const char *type, int n, int depth, char *name)
+int64_t hg_stream_depth(const hg_ctx *g, const char *name, int64_t depth)
+{
+    for (int k = 0; k < g->n_fifo_depths; k++)
+        if (strcmp(g->fifo_depths[k].stream, name) == 0)
+            return g->fifo_depths[k].depth;
+    return depth;
+}
+
+static void new_stream(hg_ctx *g, const char *type, int n, int64_t depth, char *name)
 {
     snprintf(name, HG_NAME_LEN, "s%d", g->n_streams++);
+    depth = hg_stream_depth(g, name, depth);
+    if (g->rec)
+        hg_graph_add_stream(g->rec, name, n, depth);
     hg_emit(g, &g->streams, "stream", (const char *const[]){"T", type, "N", num(g, n), "NAME", name, NULL});
     hg_emit(g, &g->streams, "depth",
          (const char *const[]){"NAME", name, "DEPTH", num(g, depth), NULL});
@@ -388,7 +402,7 @@ static const char *tap_stream(hg_ctx *g, hg_add *a)
 {
     if (!a->fifo[0]) {
         const hl_op *m = &g->net->op[a->tap_op];
-        new_stream(g, tensor_type(g, a->fork), m->ow_par * m->ich_par, (int)a->depth, a->fifo);
+        new_stream(g, tensor_type(g, a->fork), m->ow_par * m->ich_par, a->depth, a->fifo);
     }
     return a->fifo;
 }
@@ -419,7 +433,7 @@ static void stream_for(hg_ctx *g, int t, int op_index, packing want, char *out)
             packing p = produced(g, t);
             const char *T = tensor_type(g, t);
             new_stream(g, T, p.p * p.cp, HG_DEPTH, ts->branch[0]);
-            new_stream(g, T, p.p * p.cp, add ? (int)add->depth : HG_DEPTH, ts->branch[1]);
+            new_stream(g, T, p.p * p.cp, add ? add->depth : HG_DEPTH, ts->branch[1]);
             if (add)
                 snprintf(add->fifo, sizeof add->fifo, "%s", ts->branch[1]);
             char task[HG_NAME_LEN];
@@ -612,6 +626,7 @@ void hg_emit_tasks(hg_ctx *g)
         const hl_op *op = &net->op[i];
         char id[HG_NAME_LEN];
         hg_identifier(op->name, i, id, sizeof id);
+        g->cur_op = i;
         switch (op->kind) {
         case HL_INPUT:
             snprintf(g->ts[op->out].name, HG_NAME_LEN, "in");
@@ -626,6 +641,7 @@ void hg_emit_tasks(hg_ctx *g)
         case HL_ADD: emit_add(g, i, id); break;
         }
     }
+    g->cur_op = -1;
     packing last = produced(g, net->output);
     if (last.p != 1 || last.cp != 1) {
         char out[HG_NAME_LEN];

@@ -22,6 +22,7 @@
 
 #include "hls/hls_files.h"
 #include "hls/hls_gen.h"
+#include "hls/hls_graph.h"
 #include "util/atomic_file.h"
 #include "util/rng.h"
 
@@ -107,8 +108,10 @@ static cm_status bind_design(project *p)
                                 "design (was the model changed?)", p->origin, op->name);
         const cm_nn2fpga_layer *l = &p->d->result.layers[k];
         const hl_tensor *x = &p->lowered->net.t[op->in[0]], *y = &p->lowered->net.t[op->out];
-        /* a loop-merged downsampling convolution runs on the tapped pixels one at a time */
-        op->ow_par = merged || op->kind == HL_FC ? 1 : l->ow_par;
+        /* a loop-merged downsampling convolution runs on the tapped grid, which is the
+         * fused layer's output grid, at that layer's factors (its cost model counts the
+         * 1 x 1 products at them): one at a time it was the slowest task of the design */
+        op->ow_par = op->kind == HL_FC ? 1 : l->ow_par;
         op->ich_par = l->ich_par;
         op->och_par = op->kind == HL_CONV || op->kind == HL_FC ? l->och_par : 1;
         if (x->c % op->ich_par != 0 || y->c % op->och_par != 0 || y->w % op->ow_par != 0)
@@ -503,8 +506,8 @@ static void record_skips(project *p)
         snprintf(s->name, sizeof s->name, "%s", op->name);
         snprintf(s->stream, sizeof s->stream, "%s", add->fifo);
         s->reuse = add->reuse;
-        s->depth_words = add->depth;
-        s->activations = add->depth * skip_word_activations(p, add);
+        s->depth_words = hg_stream_depth(&p->g, add->fifo, add->depth);
+        s->activations = s->depth_words * skip_word_activations(p, add);
         int i = hg_design_skip(&p->d->result, op->name);
         const cm_nn2fpga_skip *k = i >= 0 ? &p->d->result.skips[i] : NULL;
         if (k)
@@ -533,7 +536,8 @@ static cm_status plan(project *p)
     const cm_hls_file *tasks = cm_hls_file_find("project/tasks.in");
     p->g = (hg_ctx){.net = &p->lowered->net, .design = &p->d->result, .origin = p->origin,
                     .tasks_in = tasks ? tasks->data : NULL,
-                    .err = p->err};
+                    .err = p->err, .n_fifo_depths = p->d->n_fifo_depths,
+                    .fifo_depths = p->d->fifo_depths, .cur_op = -1};
     p->g.ts = calloc((size_t)p->lowered->net.n_t, sizeof *p->g.ts);
     p->g.pack = calloc((size_t)p->lowered->net.n_t, sizeof *p->g.pack);
     if (!p->g.ts || !p->g.pack)
@@ -595,6 +599,29 @@ cm_status cm_hls_size_skips(cm_nn2fpga_design *d, cm_error *err)
         p.owned = false;
     }
     project_free(&p);
+    return st;
+}
+
+cm_status hg_task_graph(const cm_nn2fpga_design *d, hg_graph *out, cm_error *err)
+{
+    memset(out, 0, sizeof *out);
+    project p = {.d = d, .origin = d->model_path, .err = err};
+    cm_status st = plan(&p);
+    if (st == CM_OK) {
+        const hl_net *net = &p.lowered->net;
+        const hl_tensor *x = &net->t[net->input], *y = &net->t[net->output];
+        out->in_words = x->c * x->h * x->w;
+        out->out_words = y->c * y->h * y->w;
+        p.g.rec = out;
+        hg_emit_tasks(&p.g);
+        for (int a = 0; a < p.g.n_adds; a++)
+            hg_graph_add_skip(out, net->op[p.g.adds[a].op].name, p.g.adds[a].fifo);
+        if (out->failed || p.g.streams.failed || p.g.tasks.failed)
+            st = cm_error_nomem(err);
+    }
+    project_free(&p);
+    if (st != CM_OK)
+        hg_graph_free(out);
     return st;
 }
 

@@ -13,6 +13,7 @@
 #include <cnnmap/hls.h>
 #include <cnnmap/model.h>
 
+#include "hls/hls_graph.h"
 #include "nn2fpga/n2_internal.h"
 #include "nn2fpga/n2_json.h"
 #include "util/json_fields.h"
@@ -37,6 +38,9 @@ void cm_nn2fpga_design_free(cm_nn2fpga_design *d)
     cm_graph_free(d->graph);
     cm_nn2fpga_result_free(&d->result);
     cm_hls_lowered_free(d->lowered);
+    for (int k = 0; k < d->n_fifo_depths; k++)
+        free(d->fifo_depths[k].stream);
+    free(d->fifo_depths);
     memset(d, 0, sizeof *d);
 }
 
@@ -126,6 +130,16 @@ static json_t *design_file_json(const cm_nn2fpga_design *d)
                           d->options.default_bits, "temporal_reuse", d->options.temporal_reuse,
                           "loop_merge", d->options.loop_merge, "time_limit_s",
                           d->options.time_limit_s);
+    if (o && d->n_fifo_depths > 0) { /* the streams' depths simulate -o chose */
+        json_t *depths = json_object();
+        for (int k = 0; depths && k < d->n_fifo_depths; k++)
+            json_object_set_new(depths, d->fifo_depths[k].stream,
+                                json_integer((json_int_t)d->fifo_depths[k].depth));
+        if (!depths || json_object_set_new(o, "fifo_depths", depths) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    }
     return cm_design_json_with_report(o, report);
 }
 
@@ -490,6 +504,35 @@ static cm_status read_fifos(n2_reader *r, cm_nn2fpga_design *d)
     return st;
 }
 
+/* "fifo_depths": {"s5": 31, ...}, the depths simulate -o wrote for the generated
+ * top function's streams. */
+static cm_status read_fifo_depths(n2_reader *r, cm_nn2fpga_design *d)
+{
+    json_t *o = json_object_get(r->root, "fifo_depths");
+    if (!o)
+        return CM_OK;
+    if (!json_is_object(o))
+        return cm_error_set(r->err, CM_EINPUT, "%s: \"fifo_depths\" must be an object of stream "
+                            "depths", r->path);
+    size_t n = json_object_size(o), k = 0;
+    const char **names = calloc(n + 1, sizeof *names);
+    int64_t *depths = calloc(n + 1, sizeof *depths);
+    cm_status st = names && depths ? CM_OK : cm_error_nomem(r->err);
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+        if (st != CM_OK)
+            break;
+        st = cm_json_int_value(&r->f, v, "fifo_depths: ", key, 1, HG_FIFO_DEPTH_MAX, &depths[k]);
+        names[k++] = key;
+    }
+    if (st == CM_OK)
+        st = hg_set_fifo_depths(d, names, depths, (int)n, r->path, r->err);
+    free(names);
+    free(depths);
+    return st;
+}
+
 cm_status cm_nn2fpga_design_load(const char *path, cm_nn2fpga_design *out, cm_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -503,6 +546,8 @@ cm_status cm_nn2fpga_design_load(const char *path, cm_nn2fpga_design *out, cm_er
         st = apply_layers(&r, &out->result);
     if (st == CM_OK && (st = size_skips(out, err)) == CM_OK)
         st = read_fifos(&r, out);
+    if (st == CM_OK)
+        st = read_fifo_depths(&r, out);
     if (st == CM_OK) {
         apply_skip_fifos(&out->result, out->options.batch);
         st = read_records(&r, &out->result);

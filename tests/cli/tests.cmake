@@ -25,6 +25,11 @@ add_test(NAME cli_nn2fpga_design
 add_test(NAME cli_hls_resnet8_a8w8
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_hls_export.sh $<TARGET_FILE:cnnmap_cli>
           ${CM_SHARED_DIR} ${CMAKE_CXX_COMPILER} resnet8_a8w8b16.onnx kv260 10 "${CM_LINK_SANITIZERS}")
+# Simulator-sized stream depths through the design file into the HLS export and its C
+# simulation (issue 15).
+add_test(NAME cli_simulate_nn2fpga_resnet8_a8w8
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_simulate_nn2fpga.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_SHARED_DIR} ${CMAKE_CXX_COMPILER} resnet8_a8w8b16.onnx kv260 4 "${CM_LINK_SANITIZERS}")
 # Random valid designs (random unroll factors) through the generator and the C simulation.
 add_test(NAME hls_random_designs_resnet8
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/hls/random_designs.sh $<TARGET_FILE:cnnmap_cli>
@@ -57,3 +62,8 @@ add_test(NAME cli_nn2fpga_limits
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_nn2fpga_limits_cli.sh $<TARGET_FILE:cnnmap_cli>
           ${CM_TEST_MODELS_DIR})
 set_tests_properties(cli_nn2fpga_limits PROPERTIES FIXTURES_REQUIRED torchvision_models)
+# `cnnmap simulate`: usage, bad files, streaming and nn2FPGA designs, FIFO sizing (issue 15).
+add_test(NAME cli_simulate
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_simulate_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_SHARED_DIR} ${CM_TEST_MODELS_DIR})
+set_tests_properties(cli_simulate PROPERTIES FIXTURES_REQUIRED zoo_models)

@@ -1,0 +1,106 @@
+/* Cycle-level simulation of a design (`cnnmap simulate`): the design file's hardware as
+ * a graph of tasks and bounded FIFO streams, stepped by the dataflow engine, giving the
+ * measured first-frame latency and steady-state interval beside the cost model's
+ * figures, each task's busy fraction and what stalled it, each stream's most occupied
+ * moment, FIFO depths sized by simulation, and deadlocks named by the cycle of tasks and
+ * streams that wait on each other.
+ *
+ * nn2FPGA designs are simulated as the HLS export builds them (the same tasks, loop
+ * trip counts and stream depths); streaming designs (fpgaConvNet, FINN, hls4ml) per
+ * partition from the backend's building blocks; latency-driven designs as the schedule
+ * of subgraphs on the reference architecture with their weight loads. */
+#ifndef CNNMAP_SIMULATE_H
+#define CNNMAP_SIMULATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cnnmap/error.h>
+#include <cnnmap/map.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CM_SIM_DEFAULT_FRAMES 4
+
+typedef enum cm_sim_fifo_mode {
+    CM_SIM_FIFO_DESIGN, /* the depths the design gives its streams */
+    CM_SIM_FIFO_AUTO    /* the smallest depths that keep the unbounded interval */
+} cm_sim_fifo_mode;
+
+typedef struct cm_sim_options {
+    int frames;             /* >= 1 */
+    cm_sim_fifo_mode fifo;
+    bool progress;          /* a progress bar on stderr (the CLI decides) */
+} cm_sim_options;
+
+/* CM_SIM_DEFAULT_FRAMES frames, the design's depths, no progress bar. */
+void cm_sim_options_init(cm_sim_options *o);
+
+typedef struct cm_sim_figures {
+    int64_t latency_cycles;  /* first input word in to last output word out, frame 0 */
+    int64_t interval_cycles; /* between the last two frames' last output words */
+} cm_sim_figures;
+
+typedef struct cm_sim_partition {
+    char label[64];
+    int frames;
+    int64_t before_cycles;   /* reconfiguration or weight loading before it */
+    cm_sim_figures simulated, analytic;
+} cm_sim_partition;
+
+typedef struct cm_sim_task {
+    char *name, *kind;
+    int partition;
+    int64_t iterations;
+    double busy;             /* busy cycles over the partition's simulated span */
+    int64_t starved_cycles, blocked_cycles;
+    char *stalled_by;        /* "words in S" or "room in S" it waited longest for, or NULL */
+    int64_t analytic_cycles; /* the cost model's cycles per frame, 0 when it has none */
+    int64_t simulated_cycles;/* busy cycles per frame */
+} cm_sim_task;
+
+typedef struct cm_sim_stream {
+    char *name;
+    int partition;
+    int64_t design_depth;    /* what the design gives it (0: unbounded) */
+    int64_t depth;           /* as simulated (auto: the sized depth) */
+    int64_t max_occupancy;
+} cm_sim_stream;
+
+typedef struct cm_sim_result {
+    cm_architecture architecture;
+    int frames;
+    double clock_mhz;
+    cm_sim_figures simulated, analytic;
+    bool deadlock;
+    char deadlock_cycle[1100]; /* the partition, tasks and streams */
+    cm_sim_fifo_mode fifo;
+    int n_partitions, n_tasks, n_streams;
+    cm_sim_partition *partitions;
+    cm_sim_task *tasks;
+    cm_sim_stream *streams;
+    uint64_t iterations;     /* task iterations simulated, over every run */
+    int64_t cycles;          /* cycles simulated, over every run */
+    int runs;                /* engine runs (FIFO sizing runs several) */
+    double time_s;
+} cm_sim_result;
+
+/* Loads the design file at path (any architecture but overlay and multi, which are
+ * CM_EINPUT saying so), builds its task graph and simulates it. A deadlock is CM_OK with
+ * out->deadlock set (the CLI exits 3). Bad files are CM_EINPUT naming the file. */
+cm_status cm_simulate(const char *design_path, const cm_sim_options *o, cm_sim_result *out,
+                      cm_error *err);
+
+/* Writes the design file at design_path again to out_path with the simulated stream
+ * depths (nn2FPGA designs: the HLS export then uses them); atomically. CM_EINPUT for
+ * architectures whose files hold no stream depths. */
+cm_status cm_simulate_save_depths(const char *design_path, const cm_sim_result *r,
+                                  const char *out_path, cm_error *err);
+
+void cm_sim_result_free(cm_sim_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
