@@ -13,6 +13,7 @@ packages=(
   libssl-dev                                          # SHA-256 (libcrypto)
   libonnx-testdata                                    # ONNX node tests (conformance)
   libclang-rt-14-dev                                  # clang's sanitizer and libFuzzer runtimes
+  valgrind                                            # memcheck over the command-line tests
   python3-onnx python3-numpy python3-torch python3-torchvision  # test-model generators
 )
 missing=()

@@ -26,7 +26,7 @@ const char cm_cli_simulate_usage[] =
     "                      auto: the smallest depths that keep the unbounded interval\n"
     "  -o DESIGN_OUT.json  write the design again with the simulated stream depths\n"
     "                      (nn2FPGA designs; the HLS export reads them)\n"
-    "  --json              print the object of cli.md instead of the tables\n"
+    "  --json              print the figures and tables as one JSON object\n"
     "  --quiet             no progress bar\n"
     "Exit code 3 when the design deadlocks: the cycle of tasks and streams that block each\n"
     "other is the error line, the figures of what ran are still printed.\n";

@@ -50,11 +50,9 @@ typedef struct engine {
 
 /* ---- rings ---- */
 
-static bool ring_fit(ring *q, int64_t lo, int64_t hi)
+static bool ring_grow(ring *q, int64_t lo, int64_t hi)
 {
     int64_t need = hi - lo;
-    if (q->v && need <= q->mask + 1)
-        return true;
     int64_t cap = q->v ? q->mask + 1 : 16;
     while (cap < need)
         cap *= 2;
@@ -67,6 +65,12 @@ static bool ring_fit(ring *q, int64_t lo, int64_t hi)
     q->v = v;
     q->mask = cap - 1;
     return true;
+}
+
+/* Makes room for words [lo, hi), keeping them; false when out of memory. */
+static inline bool ring_fit(ring *q, int64_t lo, int64_t hi)
+{
+    return (q->v && hi - lo <= q->mask + 1) || ring_grow(q, lo, hi);
 }
 
 static inline int64_t ring_get(const ring *q, int64_t k) { return q->v[k & q->mask]; }

@@ -241,6 +241,9 @@ cm_status cm_simulate(const char *design_path, const cm_sim_options *o, cm_sim_r
     sim_build b;
     memset(&b, 0, sizeof b);
     st = build_design(design_path, arch, &b, err);
+    /* the loaders name the file; a builder names only the node it cannot lay out */
+    if (st != CM_OK && err && strncmp(err->message, design_path, strlen(design_path)) != 0)
+        cm_error_prefix(err, design_path);
     if (st == CM_OK && b.n_parts == 0)
         st = cm_error_set(err, CM_EINPUT, "%s: the design has nothing to simulate", design_path);
     out->architecture = arch;

@@ -67,3 +67,18 @@ add_test(NAME cli_simulate
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_simulate_cli.sh $<TARGET_FILE:cnnmap_cli>
           ${CM_SHARED_DIR} ${CM_TEST_MODELS_DIR})
 set_tests_properties(cli_simulate PROPERTIES FIXTURES_REQUIRED zoo_models)
+# The contract and simulate tests again with cnnmap under Valgrind's memcheck (issue 19):
+# any memory error or leak is exit 98, which no check expects. Not with the sanitizers,
+# which Valgrind cannot run beside.
+find_program(CM_VALGRIND valgrind)
+if(CM_VALGRIND AND NOT CM_SANITIZE)
+  add_test(NAME cli_contract_valgrind
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/valgrind_wrap.sh
+            ${CM_SHARED_DIR} ${CMAKE_SOURCE_DIR})
+  add_test(NAME cli_simulate_valgrind
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_simulate_cli.sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/valgrind_wrap.sh
+            ${CM_SHARED_DIR} ${CM_TEST_MODELS_DIR})
+  set_tests_properties(cli_contract_valgrind cli_simulate_valgrind PROPERTIES
+    ENVIRONMENT "CM_VALGRIND_CNNMAP=$<TARGET_FILE:cnnmap_cli>" TIMEOUT 900)
+  set_tests_properties(cli_simulate_valgrind PROPERTIES FIXTURES_REQUIRED zoo_models)
+endif()
