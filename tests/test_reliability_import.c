@@ -568,6 +568,53 @@ static void test_opset_reduce_mean_forms(void **state)
     cm_graph_free(g);
 }
 
+/* ReduceMean over H, W without keepdims (MnasNet's head, issue 16): a global average
+ * pool whose output is N x C, and the executor gives the per-channel means. */
+static void test_reduce_mean_without_keepdims(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_opset(m, 13);
+    ob_input(m, "x", 4, (int64_t[]){1, 3, 2, 2});
+    Onnx__NodeProto *n = ob_node(m, "ReduceMean", "n", "x", "y");
+    ob_attr_ints(n, "axes", 2, (int64_t[]){2, 3});
+    ob_attr_int(n, "keepdims", 0);
+    ob_output(m, "y", 2, NULL);
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    cm_graph *g = expect_loads(m);
+    assert_int_equal(g->layers[0].op, CM_OP_GLOBAL_POOL_AVG);
+    assert_int_equal(g->layers[0].out_shape.c, 3);
+    assert_int_equal(g->layers[0].out_shape.h, 1);
+    assert_int_equal(g->layers[0].out_shape.w, 1);
+    cm_graph_free(g);
+
+    cm_runner *r = NULL;
+    cm_error err = {0};
+    assert_int_equal(cm_runner_load_buffer(buf, len, ORIGIN, "/nonexistent", &r, &err), CM_OK);
+    free(buf);
+    cm_array *x = NULL, *y = NULL;
+    assert_int_equal(cm_array_new(CM_DTYPE_FLOAT32, 4, (int64_t[]){1, 3, 2, 2}, &x, &err), CM_OK);
+    for (int k = 0; k < 12; k++)
+        x->f[k] = k; /* channel c holds 4c .. 4c + 3: mean 4c + 1.5 */
+    assert_int_equal(cm_runner_execute(r, (const cm_array *const[]){x}, 1, NULL, 1, &y, &err), CM_OK);
+    assert_int_equal(y->rank, 2);
+    assert_int_equal(y->dims[0], 1);
+    assert_int_equal(y->dims[1], 3);
+    for (int c = 0; c < 3; c++)
+        assert_float_equal(y->f[c], 4.0 * c + 1.5, 1e-6);
+    cm_array_free(x);
+    cm_array_free(y);
+    cm_runner_free(r);
+
+    m = ob_model_new(); /* keepdims must be 0 or 1 */
+    ob_opset(m, 13);
+    n = one_node(m, "ReduceMean", "x");
+    ob_attr_ints(n, "axes", 2, (int64_t[]){2, 3});
+    ob_attr_int(n, "keepdims", 2);
+    expect_refused(m, "node 'n' (ReduceMean)", "spatial axes");
+}
+
 /* Pad: pads (and value) attributes before 11, inputs from 11. */
 static void test_opset_pad_forms(void **state)
 {
@@ -762,6 +809,7 @@ int main(void)
         cmocka_unit_test(test_opset_squeeze_forms),
         cmocka_unit_test(test_opset_unsqueeze_forms),
         cmocka_unit_test(test_opset_reduce_mean_forms),
+        cmocka_unit_test(test_reduce_mean_without_keepdims),
         cmocka_unit_test(test_opset_pad_forms),
         cmocka_unit_test(test_opset_split_form),
         cmocka_unit_test(test_input_non_numeric),

@@ -371,8 +371,9 @@ static cm_status op_avgpool(cm_import *im, const Onnx__NodeProto *node, cm_tenso
     return pool(im, node, in, n_in, CM_OP_POOL_AVG);
 }
 
-static cm_status global_pool(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in, int n_in,
-                             cm_op op)
+/* keepdims false: the output drops the spatial axes (N x C), as ReduceMean may. */
+static cm_status global_pool_dims(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in,
+                                  int n_in, cm_op op, bool keepdims)
 {
     cm_status st = cm_import_need(im, node, in, n_in, 0, CM_TENSOR_ACTIVATION);
     if (st != CM_OK)
@@ -389,11 +390,17 @@ static cm_status global_pool(cm_import *im, const Onnx__NodeProto *node, cm_tens
         out[i] = 1;
     l->kernel[0] = (int)x->dims[2];
     l->kernel[1] = x->rank > 3 ? (int)x->dims[3] : 1;
-    if ((st = cm_import_layer_output(im, node, x->rank, out)) != CM_OK)
+    if ((st = cm_import_layer_output(im, node, keepdims ? x->rank : 2, out)) != CM_OK)
         return st;
     if (op == CM_OP_GLOBAL_POOL_MAX)
         inherit_quant(im, x);
     return CM_OK;
+}
+
+static cm_status global_pool(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in, int n_in,
+                             cm_op op)
+{
+    return global_pool_dims(im, node, in, n_in, op, true);
 }
 
 static cm_status op_global_avgpool(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in,
@@ -408,7 +415,8 @@ static cm_status op_global_maxpool(cm_import *im, const Onnx__NodeProto *node, c
     return global_pool(im, node, in, n_in, CM_OP_GLOBAL_POOL_MAX);
 }
 
-/* ReduceMean over the spatial axes with keepdims is a global average pool. */
+/* ReduceMean over the spatial axes is a global average pool; without keepdims (MnasNet's
+ * head) its output is N x C. */
 static cm_status op_reduce_mean(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in,
                                 int n_in)
 {
@@ -421,10 +429,11 @@ static cm_status op_reduce_mean(cm_import *im, const Onnx__NodeProto *node, cm_t
     }
     bool spatial = n_in > 0 && in[0] && in[0]->rank == 4 && n == 2 &&
                    ((axes[0] == 2 || axes[0] == -2) && (axes[1] == 3 || axes[1] == -1));
-    if (!spatial || cm_attr_int(node, "keepdims", 1) != 1)
+    int64_t keepdims = cm_attr_int(node, "keepdims", 1);
+    if (!spatial || (keepdims != 0 && keepdims != 1))
         return cm_import_fail(im, node, CM_EINPUT,
-                              "only a mean over the spatial axes with keepdims is supported");
-    return global_pool(im, node, in, n_in, CM_OP_GLOBAL_POOL_AVG);
+                              "only a mean over the spatial axes (2 and 3) is supported");
+    return global_pool_dims(im, node, in, n_in, CM_OP_GLOBAL_POOL_AVG, keepdims == 1);
 }
 
 static cm_status activation(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in, int n_in,
