@@ -14,6 +14,7 @@
 #include <cnnmap/multi.h>
 #include <cnnmap/nn2fpga.h>
 #include <cnnmap/overlay.h>
+#include <cnnmap/simulate.h>
 
 #include <limits.h>
 #include <stdint.h>
@@ -21,6 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* fuzz_simulate is this file built with CM_FUZZ_SIMULATE=1 */
+#ifndef CM_FUZZ_SIMULATE
+#define CM_FUZZ_SIMULATE 0
+#endif
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -180,6 +186,24 @@ static void exercise_file(const char *path, const char *out)
     (void)out;
 }
 
+/* fuzz_simulate (this file built with CM_FUZZ_SIMULATE) simulates each design instead
+ * (two frames, a bounded number of iterations): a deadlock is an answer, anything else
+ * must be a refusal naming the file. */
+static void exercise_simulate(const char *path)
+{
+    cm_sim_options o;
+    cm_sim_options_init(&o);
+    o.frames = 2;
+    o.max_iterations = 200000; /* a big batch is slow under the sanitizers, not wrong */
+    cm_sim_result r;
+    cm_error err = {0};
+    cm_status st = cm_simulate(path, &o, &r, &err);
+    if (st == CM_OK)
+        cm_sim_result_free(&r);
+    else
+        check_refusal(st, &err, path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[PATH_MAX], out[PATH_MAX];
@@ -191,12 +215,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cm_error err = {0};
     cm_architecture arch = CM_ARCH_STREAMING;
     cm_design_file_architecture(path, &arch, &err);
-    switch (arch) {
-    case CM_ARCH_LATENCY_DRIVEN: exercise_latency(path, out); break;
-    case CM_ARCH_OVERLAY: exercise_overlay(path, out); break;
-    case CM_ARCH_MULTI: exercise_multi(path); break;
-    case CM_ARCH_NN2FPGA: exercise_nn2fpga(path, out); break;
-    default: exercise_file(path, out); break;
+    if (CM_FUZZ_SIMULATE) {
+        if (arch != CM_ARCH_OVERLAY && arch != CM_ARCH_MULTI)
+            exercise_simulate(path);
+    } else {
+        switch (arch) {
+        case CM_ARCH_LATENCY_DRIVEN: exercise_latency(path, out); break;
+        case CM_ARCH_OVERLAY: exercise_overlay(path, out); break;
+        case CM_ARCH_MULTI: exercise_multi(path); break;
+        case CM_ARCH_NN2FPGA: exercise_nn2fpga(path, out); break;
+        default: exercise_file(path, out); break;
+        }
     }
     unlink(out);
     return 0;

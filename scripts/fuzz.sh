@@ -19,13 +19,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$minutes" in ''|*[!0-9]*) echo "fuzz.sh: --minutes takes a whole number" >&2; exit 1 ;; esac
-[ ${#targets[@]} -gt 0 ] || targets=(model board npy design run)
+[ ${#targets[@]} -gt 0 ] || targets=(model board npy design run simulate)
 
 dir=build/clang-fuzz
 cmake -S . -B "$dir" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCM_SANITIZE=ON \
   -DCM_FUZZ=ON -DCM_TEST_MODELS_DIR="$PWD/build/test-models" >/dev/null
 cmake --build "$dir" -j"$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}") >/dev/null
 
+declare -A seeds_of=([simulate]=design) # fuzz_simulate starts from the design seeds
 summary="$dir/fuzz/summary.md"
 {
   echo "| target | minutes | executions | exec/s | coverage (edges) | features |"
@@ -39,7 +40,7 @@ for t in "${targets[@]}"; do
   # -fork runs one fuzzing process per core and merges their coverage into $work.
   if ! "$dir/fuzz/fuzz_$t" -fork="$(nproc)" -max_total_time=$((minutes * 60)) -timeout=1 \
       -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/fuzz/fuzz_$t-" \
-      "$work" "fuzz/corpus/$t" >"$log" 2>&1; then
+      "$work" "fuzz/corpus/${seeds_of[$t]:-$t}" >"$log" 2>&1; then
     tail -n 30 "$log" >&2
     echo "fuzz.sh: fuzz_$t failed; reproducers: $(ls "$dir"/fuzz/fuzz_"$t"-* 2>/dev/null | tr '\n' ' ')" >&2
     exit 1

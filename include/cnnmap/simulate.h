@@ -32,6 +32,8 @@ typedef struct cm_sim_options {
     int frames;             /* >= 1 */
     cm_sim_fifo_mode fifo;
     bool progress;          /* a progress bar on stderr (the CLI decides) */
+    uint64_t max_iterations;/* 0: no limit; else a run that would simulate more task
+                             * iterations is CM_EINFEASIBLE (bounds the work) */
 } cm_sim_options;
 
 /* CM_SIM_DEFAULT_FRAMES frames, the design's depths, no progress bar. */

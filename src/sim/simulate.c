@@ -160,7 +160,7 @@ static cm_status run_part(sim_part *p, const cm_sim_options *o, int frames, int6
             *runs += rr->runs;
         return st;
     }
-    sim_run_options ro = {.frames = frames};
+    sim_run_options ro = {.frames = frames, .max_iterations = o->max_iterations};
     (*runs)++;
     return sim_run(g, &ro, rr, err);
 }
@@ -250,8 +250,11 @@ cm_status cm_simulate(const char *design_path, const cm_sim_options *o, cm_sim_r
     out->frames = o->frames;
     out->fifo = o->fifo;
     out->clock_mhz = b.clock_mhz;
-    if (st == CM_OK)
+    if (st == CM_OK) {
         st = simulate_build(&b, o, out, err);
+        if (st != CM_OK)
+            cm_error_prefix(err, design_path);
+    }
     sim_build_free(&b);
     out->time_s = cm_seconds_now() - t0;
     if (st != CM_OK)
