@@ -283,7 +283,10 @@ static void latency_design(const char *path, cm_latency_design *d)
 /* Table I on a ZC706 at 125 MHz, 16 bits, 3.8 GB/s, batch 1: never worse than the
  * throughput-driven design, strictly better where that needs reconfiguration (or does
  * not fit at all: VGG16's 512-channel layers exceed the on-chip memory). Same inputs,
- * same design. */
+ * same design. LeNet is the exception since the streaming designs' first frame is
+ * modelled as the simulation measures it (src/design/first_frame.c): its one-partition
+ * streaming design, 0.111 ms, is faster than the latency-driven 0.131 ms, and
+ * cm_latency_choose picks it. */
 static void test_table1_models(void **state)
 {
     (void)state;
@@ -297,7 +300,10 @@ static void test_table1_models(void **state)
         cm_latency_design d, e;
         latency_design(path, &d);
         assert_true(d.feasible);
-        assert_true(d.latency_s <= tp);
+        if (i == 0)
+            assert_true(parts == 1 && tp < d.latency_s);
+        else
+            assert_true(d.latency_s <= tp);
         if (parts > 1 || !isfinite(tp))
             assert_true(d.latency_s < tp);
         latency_design(path, &e);

@@ -43,13 +43,13 @@ static double optimise_ok(cm_design *d, cm_optimiser which, uint64_t seed)
 /* ---- the independent exhaustive search: one partition, every folding ---- */
 
 typedef struct search {
-    const cm_design *d;
+    cm_design *d;
     int n;
     int64_t *out_fold; /* channel-out folding chosen for each node so far */
+    int64_t (*fold)[3]; /* every folding chosen so far */
     cm_resources board;
     double bw0_times_interval0; /* bandwidth x interval: the partition's fixed traffic */
     double board_bw, clock_hz;
-    bool fpgaconvnet;
     double best;
 } search;
 
@@ -84,21 +84,29 @@ static bool within(const cm_resources *r, const cm_resources *max)
 }
 
 /* A complete point: eq. 6 (resources summed), eq. 7 (the partition's traffic over
- * its interval, strictly below the board's), eq. 2 (the slowest node sets the
- * interval; fpgaConvNet adds the pipeline depths of its chain). */
-static void complete(search *s, const cm_resources *res, double interval, double depth)
+ * its interval, strictly below the board's); then its latency, the first frame
+ * through the partition (src/design/first_frame.c), which the design evaluates once
+ * the foldings are set (the other terms are checked here by hand). */
+static void complete(search *s, const cm_resources *res, double interval)
 {
     if (!within(res, &s->board) || s->bw0_times_interval0 / interval >= s->board_bw)
         return;
-    double t = (interval + (s->fpgaconvnet ? depth : 0.0)) / s->clock_hz;
+    if (interval / s->clock_hz >= s->best) /* the first frame takes at least the interval */
+        return;
+    for (int i = 0; i < s->n; i++)
+        cm_design_set_folding(s->d, i, s->fold[i][0], s->fold[i][1], s->fold[i][2]);
+    cm_partition_info p;
+    cm_design_partition_info(s->d, 0, &p);
+    assert_float_equal(p.interval_cycles, interval, 1e-9 * interval);
+    double t = cm_design_cost(s->d);
     if (t < s->best)
         s->best = t;
 }
 
-static void enumerate(search *s, int i, cm_resources res, double interval, double depth)
+static void enumerate(search *s, int i, cm_resources res, double interval)
 {
     if (i == s->n) {
-        complete(s, &res, interval, depth);
+        complete(s, &res, interval);
         return;
     }
     int ni, no, nk;
@@ -112,34 +120,43 @@ static void enumerate(search *s, int i, cm_resources res, double interval, doubl
             for (int k = 0; k < nk; k++) {
                 if ((info.matching_intra && vin[a] != vout[b]) || !preds_ok(s, i, vin[a]))
                     continue;
-                double cycles, pd;
+                double cycles;
                 cm_resources r;
-                cm_design_node_cost_at(s->d, i, vin[a], vout[b], vk[k], &cycles, &pd, &r);
+                cm_design_node_cost_at(s->d, i, vin[a], vout[b], vk[k], &cycles, NULL, &r);
                 cm_resources sum = {res.dsp + r.dsp, res.bram18 + r.bram18, res.uram + r.uram,
                                     res.lut + r.lut, res.ff + r.ff};
                 if (!within(&sum, &s->board))
                     continue; /* resources only grow as nodes are added */
                 s->out_fold[i] = vout[b];
-                enumerate(s, i + 1, sum, cycles > interval ? cycles : interval, depth + pd);
+                s->fold[i][0] = vin[a];
+                s->fold[i][1] = vout[b];
+                s->fold[i][2] = vk[k];
+                enumerate(s, i + 1, sum, cycles > interval ? cycles : interval);
             }
 }
 
 /* The optimum of a one-partition design (a chain), from the resource-minimal design
- * the caller passes in. */
-static double exhaustive_optimum(const cm_design *d)
+ * the caller passes in, which it leaves as it was. */
+static double exhaustive_optimum(cm_design *d)
 {
     search s = {.d = d, .n = cm_design_node_count(d), .best = INFINITY};
     s.out_fold = calloc((size_t)s.n, sizeof *s.out_fold);
+    s.fold = calloc((size_t)s.n, sizeof *s.fold);
+    cm_design_point *start = cm_design_point_new(d);
     assert_non_null(s.out_fold);
+    assert_non_null(s.fold);
+    assert_non_null(start);
     cm_partition_info p;
     cm_design_partition_info(d, 0, &p);
     s.bw0_times_interval0 = p.bandwidth_gbps * p.interval_cycles;
     s.board = cm_design_board(d)->resources;
     s.board_bw = cm_design_board(d)->bandwidth_gbps;
     s.clock_hz = cm_design_options_of(d)->clock_mhz * 1e6;
-    s.fpgaconvnet = cm_design_options_of(d)->backend == CM_BACKEND_FPGACONVNET;
-    enumerate(&s, 0, (cm_resources){0}, 0.0, 0.0);
+    enumerate(&s, 0, (cm_resources){0}, 0.0);
+    cm_design_point_restore(d, start);
+    cm_design_point_free(start);
     free(s.out_fold);
+    free(s.fold);
     return s.best;
 }
 

@@ -1,6 +1,7 @@
 /* Exact optimiser tests: on networks small enough to enumerate, the optimum equals an
  * independent exhaustive search written here (every folding through
- * cm_design_node_cost_at, eqs. 2, 6 and 7 and the edge rules by hand, every cut set);
+ * cm_design_node_cost_at, eqs. 2, 6 and 7 and the edge rules by hand, every cut set,
+ * each partition's first frame timed by the cost model's cm_design_first_frame);
  * the lower bound meets the cost on CNV and MPCNN; infeasibility is proven, with the
  * layer and resource named, where nothing fits; the final design is feasible and costs
  * what the optimiser reports. */
@@ -72,8 +73,9 @@ typedef struct fold {
 } fold;
 
 typedef struct search {
-    const cm_design *d;
+    cm_design *d;       /* set to each point to time its partitions' first frames */
     int n;
+    int64_t (*chosen)[3]; /* the folding chosen for each node so far */
     fold **folds;
     int *n_folds;
     bool *cut_after;
@@ -138,16 +140,25 @@ typedef struct partial {
     int first;          /* first node of the open partition */
     cm_resources res;   /* its resources so far (eq. 6) */
     double interval;    /* its slowest node so far (eq. 2) */
-    double depth;       /* its pipeline depth so far (a chain: the sum) */
     double done;        /* seconds of the closed partitions and reconfigurations */
     int64_t prev_out;
 } partial;
 
 static void visit(search *s, int i, partial p);
 
+/* Partition [first, last]'s time at the chosen foldings: batch intervals and what the
+ * first frame takes beyond one (src/design/first_frame.c, the cost model). */
+static double partition_time(search *s, int first, int last, double interval)
+{
+    for (int j = first; j <= last; j++)
+        cm_design_set_folding(s->d, j, s->chosen[j][0], s->chosen[j][1], s->chosen[j][2]);
+    double ff = cm_design_first_frame(s->d, first, last + 1, first, s->d->scratch_time);
+    return (s->batch * interval + fmax(ff - interval, 0.0)) / s->clock_hz;
+}
+
 static void close_or_go_on(search *s, int i, partial q)
 {
-    double t = (s->batch * q.interval + q.depth) / s->clock_hz;
+    double t = s->batch * q.interval / s->clock_hz; /* the first frame only adds */
     if (q.done + t >= s->best)
         return; /* costs only grow from here */
     if (i < s->n - 1 && !s->cut_after[i]) {
@@ -155,6 +166,9 @@ static void close_or_go_on(search *s, int i, partial q)
         return;
     }
     if (!bandwidth_ok(s, q.first, i, q.interval))
+        return;
+    t = partition_time(s, q.first, i, q.interval);
+    if (q.done + t >= s->best)
         return;
     if (i == s->n - 1) {
         s->best = q.done + t;
@@ -169,7 +183,6 @@ static void visit(search *s, int i, partial p)
 {
     cm_node_info n;
     cm_design_node_info(s->d, i, &n);
-    bool depth = cm_design_options_of(s->d)->backend == CM_BACKEND_FPGACONVNET;
     for (int k = 0; k < s->n_folds[i]; k++) {
         const fold *f = &s->folds[i][k];
         if (n.matching_intra && f->in != f->out)
@@ -183,16 +196,23 @@ static void visit(search *s, int i, partial p)
         if (!fits(&q.res, &cm_design_board(s->d)->resources))
             continue;
         q.interval = fmax(q.interval, f->cycles);
-        q.depth += depth ? f->depth : 0.0;
         q.prev_out = f->out;
+        s->chosen[i][0] = f->in;
+        s->chosen[i][1] = f->out;
+        s->chosen[i][2] = f->kernel;
         close_or_go_on(s, i, q);
     }
 }
 
-/* The best cost over every folding and every allowed cut set, by enumeration. */
-static double enumerate(const cm_design *d)
+/* The best cost over every folding and every allowed cut set, by enumeration (the
+ * design's foldings are left as they were). */
+static double enumerate(cm_design *d)
 {
     search s = {.d = d, .n = cm_design_node_count(d), .best = INFINITY};
+    cm_design_point *start = cm_design_point_new(d);
+    s.chosen = calloc((size_t)s.n, sizeof *s.chosen);
+    assert_non_null(start);
+    assert_non_null(s.chosen);
     s.batch = cm_design_options_of(d)->batch;
     s.clock_hz = cm_design_options_of(d)->clock_mhz * 1e6;
     s.folds = calloc((size_t)s.n, sizeof *s.folds);
@@ -217,6 +237,9 @@ static double enumerate(const cm_design *d)
     free(s.folds);
     free(s.n_folds);
     free(s.cut_after);
+    free(s.chosen);
+    cm_design_point_restore(d, start);
+    cm_design_point_free(start);
     return s.best;
 }
 

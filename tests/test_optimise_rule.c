@@ -40,7 +40,8 @@ static cm_optimise_result run_rule(cm_design *d)
 
 /* One dense layer 16 -> 4 on hls4ml: N = 64, every power of two up to 64 is a valid
  * reuse factor (hls4ml's rule), so kf = 64 / RF in {1, 2, 4, ..., 64} with latency RF
- * cycles and kf DSPs. On a board with 10 DSPs the best is kf = 8: RF = 8 cycles. */
+ * cycles and kf DSPs. On a board with 10 DSPs the best is kf = 8: RF = 8 cycles, after
+ * the input vector's one beat: a first frame of 9 cycles. */
 static void test_dense_on_ten_dsps(void **state)
 {
     (void)state;
@@ -72,7 +73,7 @@ static void test_dense_on_ten_dsps(void **state)
     assert_int_equal(info.fold_kernel, 8);
     assert_float_equal(info.cycles, 8.0, 0);
     assert_true(cm_design_feasible(d));
-    assert_float_equal(cm_design_cost(d), 8.0 / 100e6, 1e-18);
+    assert_float_equal(cm_design_cost(d), 9.0 / 100e6, 1e-18);
     cm_design_free(d);
 }
 

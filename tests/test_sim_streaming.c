@@ -5,11 +5,9 @@
  * reconfiguration between them, a folding with no task model, and the rule optimiser's
  * designs of LeNet, CNV, MPCNN and MobileNetV1 on each backend, where every partition's
  * simulated interval (streams as deep as the model assumes, i.e. unbounded) must be
- * within 2% of the model's slowest node. Their first-frame latency is checked against
- * bounds only, between the slowest node's cycles and the whole critical path (every
- * node's cycles and depth): the models' latencies are not within 5% of the simulated
- * ones (FINN and hls4ml model no pipeline depth, fpgaConvNet's depth counts words at
- * one a cycle and the inner product's whole input). */
+ * within 2% of the model's slowest node, and its first-frame latency within 8% of the
+ * partition model's (src/design/first_frame.c; the backends' own depths, none for FINN
+ * and hls4ml and fpgaConvNet's sum of module depths, were 2-5x off). */
 #include "test_support.h"
 #include "onnx_builder.h"
 
@@ -137,8 +135,14 @@ static int task_named(const sim_graph *g, const char *name)
  * coarse_in = coarse_out = fine = 1: ch = 2 channels per stream, f = 4 filters, 6x6
  * output.
  * Model (2.4a): latency = max(ch*36, ch*64, ch*36*9*f/fine, 36*f) = 2592 cycles (the
- * conv), pipeline depth = SlidingWindow 8*2*(3-1) + 2*3*(3-1) = 44, Conv fine = 1,
- * Accum ch*f = 8: 53. First-frame latency 2592 + 53 = 2645.
+ * conv); the reference's pipeline depth would be SlidingWindow 8*2*(3-1) + 2*3*(3-1) =
+ * 44, Conv fine = 1, Accum ch*f = 8: 53, a first frame of 2645. The partition model
+ * (src/design/first_frame.c): the window holds (2*8 + 3) pixels = 38 words before its
+ * first window and walks those 19 positions in 38 cycles (the source brings them in 37);
+ * the conv's first pixel takes 72 cycles and the accum passes it on one later, so the
+ * first output is at 38 + 73 = 111; from the first window the conv works 36 pixels x 72
+ * = 2592 cycles and the accum adds 1: last word at 38 + 2593 = 2631 (the source's last
+ * word at 128 plus the one window left, 73, is earlier). First-frame latency 2631.
  * Tasks: the source writes a pixel (2 words, one per cycle) every 2 cycles; no fork
  * (coarse_out 1), no glue (coarse_in 1), no bias. The window reads pixel k at
  * s_k = 2k + 1 (the source writes it at 2k + 1) and emits the first window at pixel
@@ -147,7 +151,7 @@ static int task_named(const sim_graph *g, const char *name)
  * pixel, 4 at a row end) to 110 + 72j; the accum (ch*f = 8 cycles) writes at
  * 111 + 72j, and the sink (4 words at one a cycle) reads it then. Frame 0's last pixel
  * (j = 35) leaves at 111 + 2520 = 2631; its first word entered at 1: latency 2630
- * (-0.57%). The next frame's first window needs 18 window positions (36 cycles) while
+ * (the model's 2631 counts from the first word's cycle, 0). The next frame's first window needs 18 window positions (36 cycles) while
  * the conv still has its last pixel to do, so the conv never waits: interval 36*72 =
  * 2592, the model's. */
 static void test_hand_conv(void **state)
@@ -157,7 +161,7 @@ static void test_hand_conv(void **state)
     sim_build b;
     sim_run_result r;
     /* source, window, conv, accum, sink */
-    const sim_part *p = one_part(d, &b, 2592, 2645, 5, &r);
+    const sim_part *p = one_part(d, &b, 2592, 2631, 5, &r);
     int conv = task_named(p->graph, "conv0:conv");
     assert_int_equal(p->analytic_task_cycles[conv], 2592);
     assert_int_equal(p->analytic_task_cycles[task_named(p->graph, "conv0:window")], 0);
@@ -174,16 +178,20 @@ static void test_hand_conv(void **state)
 
 /* One 3x3 convolution, 4x4x1 input, 2 filters, on FINN at SIMD = PE = 1: a
  * ConvolutionInputGenerator and an MVAU (MW 9, MH 2, 4 vectors).
- * Model (3.2): SWG 4*3*1 + 2*max(2*9, 1*4) = 48 cycles, MVAU 2*9*4 = 72: interval 72,
- * and FINN's model has no pipeline depth, so its latency is 72 too.
+ * Model (3.2): SWG 4*3*1 + 2*max(2*9, 1*4) = 48 cycles, MVAU 2*9*4 = 72: interval 72.
+ * First frame (src/hw/finn_timing.c, src/design/first_frame.c): the SWG reads 3 rows
+ * (12 slots) and then writes the first window's 9 taps in slots that also read the last
+ * row: its first window is out after 21 cycles, at 22. The MVAU takes that window and
+ * works its 4 vectors, 72 cycles: its last output at 22 + 72 = 94 (the SWG's last tap,
+ * 32 slots after the source's last word at 16, is at 48: earlier). Latency 94.
  * Tasks: the source writes a pixel a cycle (pixel k at k + 1). The SWG reads 3 rows (12
  * slots, k at k + 1), then for output row 0 takes max(18, 4) slots reading the last row
  * in the first 4 and writing one tap a slot (tap t at 14 + t), and for row 1 18 slots
  * writing only (taps 18..35 at 32..49). The MVAU reads a vector of 9 taps, works 18
  * cycles and writes its 2 outputs at the end: vector 0 from 22 (tap 8 written) to 40,
  * then back to back (vector 2's last tap at 40, vector 3's at 49): 58, 76, writes at 94.
- * The sink reads them at 40, 58, 76, 94: latency 94 - 1 = 93, 29% above the model's 72,
- * which leaves out the 22 cycles before the first window. The next frame's first window
+ * The sink reads them at 40, 58, 76, 94: latency 94 - 1 = 93, the model's 94 counting
+ * from cycle 0 (FINN's own model has no pipeline depth: 72, 22% below). The next frame's first window
  * is ready at 70 (SWG fill 49..60, taps 62..70), before the MVAU is free at 94: the
  * interval is the MVAU's 72. */
 static void test_hand_finn_conv(void **state)
@@ -193,7 +201,7 @@ static void test_hand_finn_conv(void **state)
                                   CM_OBJECTIVE_LATENCY, 1);
     sim_build b;
     sim_run_result r;
-    const sim_part *p = one_part(d, &b, 72, 72, 4, &r); /* source, SWG, MVAU, sink */
+    const sim_part *p = one_part(d, &b, 72, 94, 4, &r); /* source, SWG, MVAU, sink */
     assert_int_equal(r.in_first[0], 1);
     assert_int_equal(r.out_last[0], 94);
     assert_int_equal(r.latency_cycles, 93);
@@ -212,13 +220,17 @@ static void test_hand_finn_conv(void **state)
  * pixel a cycle, the window reads pixel k at k + 1 and emits its first window at pixel
  * 14 (written at 16); conv pixel j (over both frames) runs from 16 + 18j and the sink
  * reads it at 34 + 18j. The second frame's last pixel (j = 31) leaves at 592: span
- * 592 - 1 = 591. Model: 2 x 288 + depth (window 6*2 + 3*2 = 18, conv 1, accum 2) = 597.
+ * 592 - 1 = 591. Model: the window holds 15 words (15 cycles of its own), the conv
+ * then works 16 pixels x 18 = 288 cycles: first frame 303, depth 303 - 288 = 15, and
+ * 2 x 288 + 15 = 591.
  * Partition 1 (ch 2, f 2: conv 36 cycles a pixel, accum 4): pixels arrive every 2
  * cycles, the window reads pixel k at 2k + 1, first window at pixel 10 (written at 22);
  * conv pixel j from 22 + 36j, accum writes at 59 + 36j: the last (j = 7) at 311, span
- * 310. Model: 2 x 144 + depth (window 4*2*2 + 2*3*2 = 28, conv 1, accum 4) = 321.
- * Whole run: 0 + 591 + 100 + 310 = 1001 simulated, 597 + 100 + 321 = 1018 by the
- * model (-1.7%). */
+ * 310. Model: the window holds 11 pixels (22 words, 22 cycles), the conv works 4
+ * pixels x 36 and the accum adds 1: first frame 22 + 145 = 167, depth 23, and
+ * 2 x 144 + 23 = 311. Whole run: 0 + 591 + 100 + 310 = 1001 simulated, 591 + 100 + 311
+ * = 1002 by the model. (The reference's pipeline depths, 18 + 1 + 2 and 28 + 1 + 4,
+ * would give 597 + 100 + 321 = 1018.) */
 static void test_two_partitions(void **state)
 {
     (void)state;
@@ -229,7 +241,7 @@ static void test_two_partitions(void **state)
     build(d, &b);
     assert_int_equal(b.n_parts, 2);
     assert_int_equal(b.batch, 2);
-    const int64_t spans[2] = {591, 310}, models[2] = {597, 321};
+    const int64_t spans[2] = {591, 310}, models[2] = {591, 311};
     int64_t total = 0;
     for (int i = 0; i < 2; i++) {
         const sim_part *p = &b.parts[i];
@@ -244,8 +256,8 @@ static void test_two_partitions(void **state)
         sim_run_result_free(&r);
     }
     assert_int_equal(total, 1001);
-    assert_int_equal(b.analytic_latency, 1018);
-    assert_int_equal(b.analytic_interval, 509);
+    assert_int_equal(b.analytic_latency, 1002);
+    assert_int_equal(b.analytic_interval, 501);
     assert_true(fabs((double)(total - b.analytic_latency)) <= 0.05 * (double)b.analytic_latency);
     sim_build_free(&b);
     cm_design_free(d);
@@ -320,21 +332,6 @@ static cm_design *rule_design(const model_case *mc)
     return d;
 }
 
-/* Every node's cycles and depth in partition p: the latency of a pipeline whose nodes
- * did not overlap at all. */
-static double critical_path(const cm_design *d, int p)
-{
-    cm_partition_info pi;
-    cm_design_partition_info(d, p, &pi);
-    double sum = 0;
-    for (int i = pi.first; i <= pi.last; i++) {
-        cm_node_info ni;
-        cm_design_node_info(d, i, &ni);
-        sum += ni.cycles + ni.pipeline_depth;
-    }
-    return sum;
-}
-
 static void check_model(const model_case *mc)
 {
     cm_design *d = rule_design(mc);
@@ -350,10 +347,15 @@ static void check_model(const model_case *mc)
             fail_msg("%s %s %s partition %d: interval %lld simulated, %lld analytic", mc->model,
                      cm_backend_name(mc->backend), mc->board, i, (long long)r.interval_cycles,
                      (long long)p->analytic_interval);
-        if ((double)r.latency_cycles < iv || (double)r.latency_cycles > critical_path(d, i))
-            fail_msg("%s %s partition %d: latency %lld outside [%g, %g]", mc->model,
-                     cm_backend_name(mc->backend), i, (long long)r.latency_cycles, iv,
-                     critical_path(d, i));
+        /* the first frame: within 8% of the partition model (src/design/first_frame.c);
+         * all but two of these partitions are within 3.3%, and those two (LeNet on
+         * fpgaConvNet, -5.3%, and MobileNetV1's first FINN partition, -7.4%) receive
+         * their input in bursts that the model spreads evenly (README) */
+        const double lat = (double)p->analytic_latency;
+        if (fabs((double)r.latency_cycles - lat) > 0.08 * lat)
+            fail_msg("%s %s %s partition %d: latency %lld simulated, %lld analytic", mc->model,
+                     cm_backend_name(mc->backend), mc->board, i, (long long)r.latency_cycles,
+                     (long long)p->analytic_latency);
         sim_run_result_free(&r);
         /* at the design's own depths it runs, no faster than the model */
         run(p, 4, false, &r);

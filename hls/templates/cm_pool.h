@@ -41,32 +41,35 @@ void max_pool(hls::stream<word<T, CH_PAR * FH * window_cols(FW, S, OW_PAR)> >& i
 
 // Global pooling needs no window buffer: one running value per channel over the frame.
 // in: CH x H x W, words of 1 pixel x CH_PAR channels; out: CH x 1 x 1, words of CH_PAR channels:
-// the maxima (MAX) or the sums (acc_t must hold H * W times the largest input).
+// the maxima (MAX) or the sums (acc_t must hold H * W times the largest input). One
+// pipelined loop: the last pixel's iterations write the results, so a frame takes
+// H * W * CH / CH_PAR cycles (eq. 4.9's window-buffer term for a global pool).
 template <class T, class acc_t, int CH, int H, int W, int CH_PAR, bool MAX>
 void global_pool(hls::stream<word<T, CH_PAR> >& in, hls::stream<word<acc_t, CH_PAR> >& out) {
   static_assert(CH % CH_PAR == 0, "CH_PAR must divide CH");
-  acc_t acc[CH / CH_PAR][CH_PAR];
+  constexpr int G = CH / CH_PAR;
+  acc_t acc[G][CH_PAR];
   CM_PRAGMA(HLS ARRAY_PARTITION variable=acc dim=2 type=complete)
-  for (int px = 0; px < H * W; px++) {
-    for (int g = 0; g < CH / CH_PAR; g++) {
-      CM_PRAGMA(HLS PIPELINE II=1)
-      const word<T, CH_PAR> w = in.read();
-      for (int c = 0; c < CH_PAR; c++) {
-        const acc_t v = acc_t(w.v[c]);
-        if (px == 0)
-          acc[g][c] = v;
-        else if (MAX)
-          acc[g][c] = v > acc[g][c] ? v : acc[g][c];
-        else
-          acc[g][c] = acc[g][c] + v;
-      }
-    }
-  }
-  for (int g = 0; g < CH / CH_PAR; g++) {
+  int px = 0, g = 0;
+  for (int i = 0; i < H * W * G; i++) {
     CM_PRAGMA(HLS PIPELINE II=1)
-    word<acc_t, CH_PAR> w;
-    for (int c = 0; c < CH_PAR; c++) w.v[c] = acc[g][c];
-    out.write(w);
+    const word<T, CH_PAR> w = in.read();
+    word<acc_t, CH_PAR> o;
+    for (int c = 0; c < CH_PAR; c++) {
+      const acc_t v = acc_t(w.v[c]);
+      if (px == 0)
+        acc[g][c] = v;
+      else if (MAX)
+        acc[g][c] = v > acc[g][c] ? v : acc[g][c];
+      else
+        acc[g][c] = acc[g][c] + v;
+      o.v[c] = acc[g][c];
+    }
+    if (px == H * W - 1) out.write(o);
+    if (++g == G) {
+      g = 0;
+      px++;
+    }
   }
 }
 

@@ -41,15 +41,18 @@ void add(hls::stream<word<a_t, N> >& main, hls::stream<word<b_t, N> >& skip, hls
 
 // Skip FIFO depth (words) for fork2 -> window_buffer (stride 1, ow_par 1) -> convolution or
 // depthwise convolution (-> requantise) -> add, where both branches carry `g` words per
-// pixel: while the add waits for output pixel n, the main branch must read input pixel
-// m = n + (fh - 1 - pad) * iw + (fw - 1 - pad) in full, so the skip FIFO must hold the words
-// of pixels n .. m except the last (the fork writes the main branch first). Other FIFO
-// depths on the main branch do not change this (hls_test_blocks checks 1, 2 and 4).
-constexpr int skip_depth_words(int iw, int fh, int fw, int pad, int g) {
-  return ((fh - 1 - pad) * iw + (fw - 1 - pad)) * g + g - 1;
+// pixel: the window buffer writes window group n, channel group c, as it reads channel
+// group c of pixel m = n + (fh - 1 - pad) * iw + (fw - 1 - pad) (cm_window.h), so while the
+// add waits for output word (n, c) the skip FIFO holds the words of pixels n .. m before
+// it (the fork writes the main branch first). A depthwise convolution (per_channel) writes
+// (n, c) from window (n, c) alone; a full convolution needs all g windows of pixel n, g - 1
+// words more. Other FIFO depths on the main branch do not change this (hls_test_blocks
+// checks 1, 2 and 4).
+constexpr int skip_depth_words(int iw, int fh, int fw, int pad, int g, bool per_channel = false) {
+  return ((fh - 1 - pad) * iw + (fw - 1 - pad)) * g + (per_channel ? 0 : g - 1);
 }
-constexpr int skip_depth(int iw, int fh, int fw, int pad, int g) {
-  return skip_depth_words(iw, fh, fw, pad, g) < 1 ? 1 : skip_depth_words(iw, fh, fw, pad, g);
+constexpr int skip_depth(int iw, int fh, int fw, int pad, int g, bool per_channel = false) {
+  return skip_depth_words(iw, fh, fw, pad, g, per_channel) < 1 ? 1 : skip_depth_words(iw, fh, fw, pad, g, per_channel);
 }
 
 }  // namespace cm

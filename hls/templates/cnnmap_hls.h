@@ -37,8 +37,10 @@
 //           one word, v[p * CP + c] = x[c0 + c][h][w0 + p]
 //   i.e. row-major over H and W with channels innermost (the thesis' depth-first order),
 //   packed by the parallelism of the producing block: a convolution writes P = ow_par,
-//   CP = och_par; blocks that consume single pixels read P = 1, CP = ich_par. W % P == 0 and
-//   C % CP == 0 always hold. A vector (C x 1 x 1) is the same with H = W = 1.
+//   CP = och_par; a window buffer reads P = its PIN (ow_par when that divides W), CP =
+//   ich_par; the global pools read P = 1, CP = ich_par; the top function's input port
+//   carries P = 1, CP = C. W % P == 0 and C % CP == 0 always hold. A vector (C x 1 x 1)
+//   is the same with H = W = 1.
 //   Window streams (window buffer -> convolution, depthwise convolution, max pool) carry, for
 //   each group of ow_par output pixels and each group of ich_par input channels, one word
 //   cm::word<T, ich_par * FH * FWX> with FWX = FW + (ow_par - 1) * S columns:

@@ -340,7 +340,7 @@ std::size_t residual_block(int skip_words, int other_depth, bool check) {
 }
 
 template <int CH, int H, int W, int CP, bool FULL> void test_residual() {
-  const int d = cm::skip_depth(W, 3, 3, 1, CH / CP);
+  const int d = cm::skip_depth(W, 3, 3, 1, CH / CP, !FULL);
   for (int other : {1, 2, 4}) {
     const std::size_t occ = residual_block<CH, H, W, CP, FULL>(d, other, true);
     CHECK_MSG(occ == static_cast<std::size_t>(d), "skip occupancy %zu, depth %d", occ, d);

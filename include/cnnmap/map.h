@@ -49,13 +49,18 @@ enum {
 };
 
 #define CM_MAP_CANDIDATES 6
+/* A user's time limit is shared out among the candidates as they run. Without one
+ * (time_limit_s 0, the default) each candidate's search stops by its own budget, so the
+ * same inputs give the same comparison on any machine; this is then no cap at all (it
+ * names the old default and stays for the API). */
 #define CM_MAP_DEFAULT_TIME_LIMIT_S 60.0
 
 typedef struct cm_map_options {
     unsigned spaces;       /* CM_MAP_* bits; 0 means all */
     cm_objective objective;
     int batch;             /* throughput objective: samples per run (latency: 1) */
-    double time_limit_s;   /* the whole mapping, model loading included; 0: the default */
+    double time_limit_s;   /* the user's cap on the whole mapping, model loading included;
+                            * 0 (the default): none, every search stops by its budget */
     bool progress;         /* draw a progress bar on stderr */
 } cm_map_options;
 

@@ -49,11 +49,22 @@ typedef struct cm_multi_options {
     int ilp_modes;          /* slow-down levels the ILP chooses from: 1, 3/4, 1/2, 1/4 */
     int burst_length;       /* cycles (words per port cycle) of one slot (eq. 7): 1024 */
     int max_slots;          /* the most slots one round of the hardware scheduler has */
-    double time_limit_s;    /* wall-clock budget of the exploration; 0: the default */
+    double time_limit_s;    /* the user's cap on the whole command; 0: none but the
+                             * safety cap CM_MULTI_DEFAULT_TIME_LIMIT_S */
+    uint64_t work;          /* the joint search's budget; 0: CM_MULTI_WORK */
 } cm_multi_options;
 
-/* The exploration's default time limit: the Table III sets take 1-3 s. */
-#define CM_MULTI_DEFAULT_TIME_LIMIT_S 60.0
+/* Without a time limit every part of the exploration stops by a budget of work, so the
+ * same inputs give the same design on any machine: each front point by the
+ * latency-driven search's own evaluation budget, the joint search after
+ * CM_MULTI_WORK scheduled subgraph executions (list-schedule evaluations times the
+ * executions of their period), each ILP program after CM_MULTI_ILP_NODES branch-and-bound
+ * nodes. A budget that ends a search says so (stopped_early) as a time limit does. The
+ * default time limit is only a safety cap far above what the budgets take (the Table III
+ * sets: 1-3 s). */
+#define CM_MULTI_DEFAULT_TIME_LIMIT_S 600.0
+#define CM_MULTI_WORK 400000000ull
+#define CM_MULTI_ILP_NODES 200000
 
 /* Eq. 5, list scheduler, the board's bandwidth and clock, 16 bits, 10 caps, 8
  * repetitions, 2000 and 48 tasks, 4 ILP modes, bursts of 1024, 64 slots, 60 s. */

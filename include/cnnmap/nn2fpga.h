@@ -20,8 +20,11 @@
 extern "C" {
 #endif
 
-/* The time limit of an optimisation when the options give none (time_limit_s 0). */
-#define CM_NN2FPGA_DEFAULT_TIME_LIMIT_S 60.0
+/* The time limit of an optimisation when the options give none (time_limit_s 0): only a
+ * safety cap. Every GLPK program stops after a budget of 5,000 branch-and-bound nodes, and
+ * the bisection's probes after 5,000 together (n2_bip.c), which ends them alike on any
+ * machine and far sooner on the thesis' models. */
+#define CM_NN2FPGA_DEFAULT_TIME_LIMIT_S 600.0
 
 typedef enum cm_nn2fpga_solver {
     CM_NN2FPGA_BIP,   /* phase 1 (min S) as a bisection over the candidate periods, one

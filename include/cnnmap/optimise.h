@@ -35,6 +35,10 @@ cm_status cm_optimiser_parse(const char *name, cm_optimiser *out, cm_error *err)
 #define CM_OPTIMISE_WORK 1000000000ull
 #define CM_OPTIMISE_MIN_POINTS 10000ull
 #define CM_OPTIMISE_MAX_POINTS 100000000ull
+/* exact stops after this many GLPK branch-and-bound nodes over all its integer programs
+ * (MobileNetV2 a8w6 on a ZCU102, fpgaConvNet, proves its optimum in about 220,000); its
+ * time limit without --time-limit is only a safety cap of 600 s. */
+#define CM_OPTIMISE_EXACT_NODES 2000000
 
 typedef struct cm_optimise_options {
     cm_optimiser optimiser;
@@ -42,6 +46,7 @@ typedef struct cm_optimise_options {
     double time_limit_s;      /* > 0: the user's cap on the search; 0: none */
     uint64_t max_points;      /* > 0: rule's and anneal's budget; 0: cm_optimise_budget's */
     bool progress;            /* draw a progress bar on stderr */
+    int64_t max_nodes;        /* > 0: exact's node budget; 0: CM_OPTIMISE_EXACT_NODES */
 } cm_optimise_options;
 
 /* The budget of design points rule and anneal run with on a design of `nodes` nodes. */

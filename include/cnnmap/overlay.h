@@ -43,12 +43,17 @@ typedef struct cm_overlay_options {
     unsigned algorithms; /* bit (1u << cm_overlay_algorithm) per allowed conv algorithm */
     int wino_m, wino_r;  /* Winograd F(m x m, r x r); DYNAMAP uses F(2x2, 3x3) */
     int array[2];        /* a fixed P_SA1 x P_SA2, or 0 x 0 to size it by Algorithm 1 */
-    double time_limit_s; /* wall-clock budget of the array sizing; 0: the default */
+    double time_limit_s; /* wall-clock cap of the array sizing; 0: the default */
+    uint64_t sizing_work; /* layer costings the sizing may spend; 0: CM_OVERLAY_SIZING_WORK */
 } cm_overlay_options;
 
-/* Sizing takes milliseconds on the papers' networks; the limit only guards networks of
- * thousands of distinct layers. */
-#define CM_OVERLAY_DEFAULT_TIME_LIMIT_S 10.0
+/* The array sizing stops by its budget of CM_OVERLAY_SIZING_WORK layer costings (shapes
+ * tried times distinct layers), so the same inputs give the same array on any machine;
+ * the papers' networks take milliseconds and under a million costings. The time limit is
+ * only a safety cap far beyond what the budget takes (a few seconds); --time-limit
+ * lowers it. */
+#define CM_OVERLAY_DEFAULT_TIME_LIMIT_S 600.0
+#define CM_OVERLAY_SIZING_WORK 20000000ull
 
 typedef struct cm_overlay_layer {
     int layer; /* index into the graph's layers */

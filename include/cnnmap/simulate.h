@@ -34,9 +34,15 @@ typedef struct cm_sim_options {
     bool progress;          /* a progress bar on stderr (the CLI decides) */
     uint64_t max_iterations;/* 0: no limit; else a run that would simulate more task
                              * iterations is CM_EINFEASIBLE (bounds the work) */
+    double time_limit_s;    /* > 0: wall-clock cap from the call, loading included: a
+                             * simulation or FIFO sizing still running then stops and
+                             * the result says so (stopped_early); 0: none */
 } cm_sim_options;
 
-/* CM_SIM_DEFAULT_FRAMES frames, the design's depths, no progress bar. */
+/* The CLI's --time-limit when none is given, seconds. */
+#define CM_SIM_DEFAULT_TIME_LIMIT_S 60.0
+
+/* CM_SIM_DEFAULT_FRAMES frames, the design's depths, no progress bar, no time limit. */
 void cm_sim_options_init(cm_sim_options *o);
 
 typedef struct cm_sim_figures {
@@ -86,6 +92,13 @@ typedef struct cm_sim_result {
     int64_t cycles;          /* cycles simulated, over every run */
     int runs;                /* engine runs (FIFO sizing runs several) */
     double time_s;
+    /* The time limit stopped the work: with `partial` a simulation run was cut (its
+     * figures cover only what ran, later partitions did not run); without it only FIFO
+     * sizing was cut (the depths proven by then, larger than the smallest, and the
+     * figures at them are complete). warning says which, in a sentence. */
+    bool stopped_early, partial;
+    double time_limit_s;
+    char warning[256];
 } cm_sim_result;
 
 /* Loads the design file at path (any architecture but overlay and multi, which are
@@ -95,8 +108,12 @@ cm_status cm_simulate(const char *design_path, const cm_sim_options *o, cm_sim_r
                       cm_error *err);
 
 /* Writes the design file at design_path again to out_path with the simulated stream
- * depths (nn2FPGA designs: the HLS export then uses them); atomically. CM_EINPUT for
- * architectures whose files hold no stream depths. */
+ * depths, atomically: nn2FPGA designs (the HLS export then uses them) and streaming
+ * designs ("fifo_depths", which the simulation then uses, the resources then count and
+ * the FINN export writes as inFIFODepths/outFIFODepths). CM_EINPUT for architectures
+ * whose files hold no stream depths and for a partial result (r->partial);
+ * CM_EINFEASIBLE, naming the resource, when the FIFOs push a feasible streaming design
+ * over the board (nothing written). */
 cm_status cm_simulate_save_depths(const char *design_path, const cm_sim_result *r,
                                   const char *out_path, cm_error *err);
 

@@ -38,7 +38,9 @@ const char cm_cli_multi_usage[] =
     "  --scheduler S        list (default): list scheduling with slow-down search; ilp:\n"
     "                       exact, for small problems (refused beyond 48 subgraph runs\n"
     "                       per period)\n"
-    "  --time-limit S       seconds the exploration may take (default 60); when it runs\n"
+    "  --time-limit S       seconds the whole command may take; without it every search\n"
+    "                       stops by its work budget (the same design on any machine),\n"
+    "                       under a safety cap of 600 s; when a limit or a budget runs\n"
     "                       out, the best design found so far is reported and marked as\n"
     "                       stopped early\n"
     "  -o DESIGN.json       write the design: engines, schedule, slot table and inputs\n"
@@ -178,8 +180,8 @@ static void put_stopped(json_t *o, const cm_multi_result *r)
     if (!o || !r->stopped_early)
         return;
     char text[160];
-    snprintf(text, sizeof text, "the time limit of %g s stopped the exploration; this is the "
-             "best design found by then", r->time_limit_s);
+    snprintf(text, sizeof text, "the time limit of %g s or a search's work budget stopped the "
+             "exploration; this is the best design found by then", r->time_limit_s);
     json_object_set_new(o, "time_limit_s", json_real(r->time_limit_s));
     json_object_set_new(o, "stopped_early", json_true());
     json_object_set_new(o, "warnings", json_pack("[s]", text));
@@ -251,8 +253,8 @@ static void print_table(const cm_multi_result *r, double time_s)
            (unsigned long long)r->joint_points, (unsigned long long)r->joint_feasible,
            (unsigned long long)r->joint_distinct, (unsigned long long)r->joint_scheduled, time_s);
     if (r->stopped_early)
-        printf("stopped early: the time limit of %g s ended the exploration; this is the best "
-               "design found by then (--time-limit)\n", r->time_limit_s);
+        printf("stopped early: the time limit of %g s or a search's work budget ended the "
+               "exploration; this is the best design found by then\n", r->time_limit_s);
     print_models(r);
     print_schedule(r);
 }

@@ -1,7 +1,7 @@
 /* `cnnmap simulate DESIGN.json`: the design's hardware stepped cycle by cycle
  * (cm_simulate), its measured latency and interval beside the cost model's, per
  * partition, task and stream; FIFO depths sized with --fifo-depths auto and written
- * with -o; a deadlock named on stderr with exit code 3. */
+ * with -o; a deadlock named on stderr with exit code 3; --time-limit bounding the work. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 
 const char cm_cli_simulate_usage[] =
     "usage: cnnmap simulate DESIGN.json [--frames N] [--fifo-depths design|auto]\n"
-    "                       [-o DESIGN_OUT.json] [--json] [--quiet]\n\n"
+    "                       [--time-limit S] [-o DESIGN_OUT.json] [--json] [--quiet]\n\n"
     "Builds the design's task graph (nn2FPGA: the HLS export's tasks and streams;\n"
     "fpgaConvNet, FINN, hls4ml: each partition's building blocks; latency-driven: the\n"
     "subgraph schedule with its weight loads) and steps it cycle by cycle with bounded\n"
@@ -24,12 +24,20 @@ const char cm_cli_simulate_usage[] =
     "  --frames N          frames to stream through (1 to 1000000, default 4)\n"
     "  --fifo-depths M     design: the depths the design gives its streams (default);\n"
     "                      auto: the smallest depths that keep the unbounded interval\n"
+    "  --time-limit S      seconds the command may take, loading included (default 60);\n"
+    "                      a simulation still running then stops and is reported as\n"
+    "                      partial (exit 3); FIFO sizing stopped then keeps the depths\n"
+    "                      proven so far (exit 0); either way the output says so\n"
     "  -o DESIGN_OUT.json  write the design again with the simulated stream depths\n"
-    "                      (nn2FPGA designs; the HLS export reads them)\n"
+    "                      (nn2FPGA: the HLS export reads them; streaming designs:\n"
+    "                      \"fifo_depths\", which simulate, evaluate's resources and the\n"
+    "                      FINN export then use)\n"
     "  --json              print the figures and tables as one JSON object\n"
     "  --quiet             no progress bar\n"
     "Exit code 3 when the design deadlocks: the cycle of tasks and streams that block each\n"
-    "other is the error line, the figures of what ran are still printed.\n";
+    "other is the error line, the figures of what ran are still printed; the same when the\n"
+    "time limit cuts a simulation short, and when -o's FIFOs push the design over the\n"
+    "board (the resource is named, nothing is written).\n";
 
 typedef struct simulate_args {
     const char *design, *output;
@@ -55,6 +63,8 @@ static int parse_option(int c, const char *arg, simulate_args *a)
         else
             return cm_cli_usage_error(cmd, "unknown --fifo-depths '%s' (design or auto)", arg);
         return CM_OK;
+    case 't':
+        return cm_cli_parse_double(cmd, "--time-limit", arg, 0.001, 1e7, &a->o.time_limit_s);
     case 'j': a->json = true; return CM_OK;
     case 'q': a->quiet = true; return CM_OK;
     case 'o': a->output = arg; return CM_OK;
@@ -67,9 +77,11 @@ static int parse_args(int argc, char **argv, simulate_args *a)
     static const struct option options[] = {
         {"frames", required_argument, NULL, 'f'}, {"fifo-depths", required_argument, NULL, 'd'},
         {"json", no_argument, NULL, 'j'},         {"quiet", no_argument, NULL, 'q'},
-        {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
+        {"output", required_argument, NULL, 'o'}, {"time-limit", required_argument, NULL, 't'},
+        {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     cm_sim_options_init(&a->o);
+    a->o.time_limit_s = CM_SIM_DEFAULT_TIME_LIMIT_S;
     opterr = 0;
     optind = 1;
     int c;
@@ -150,6 +162,8 @@ static void print_summary(const char *design, const cm_sim_result *r)
     printf("deadlock      %s\n", r->deadlock ? r->deadlock_cycle : "no");
     printf("work          %" PRIu64 " task iterations, %" PRId64 " cycles, %d run%s, %.3f s\n",
            r->iterations, r->cycles, r->runs, r->runs == 1 ? "" : "s", r->time_s);
+    if (r->stopped_early)
+        printf("stopped early %s%s\n", r->partial ? "(PARTIAL figures) " : "", r->warning);
 }
 
 static void print_partitions(const cm_sim_result *r)
@@ -311,6 +325,13 @@ static json_t *result_json(const cm_sim_result *r)
     cm_cli_json_put(o, "iterations", json_integer((json_int_t)r->iterations), &ok);
     cm_cli_json_put(o, "cycles", json_integer(r->cycles), &ok);
     cm_cli_json_put(o, "time_s", json_real(r->time_s), &ok);
+    /* only a cut run adds keys: a finished one prints the key set of cli.md */
+    if (r->stopped_early) {
+        cm_cli_json_put(o, "stopped_early", json_true(), &ok);
+        cm_cli_json_put(o, "partial", json_boolean(r->partial), &ok);
+        cm_cli_json_put(o, "time_limit_s", json_real(r->time_limit_s), &ok);
+        cm_cli_json_put(o, "warnings", json_pack("[s]", r->warning), &ok);
+    }
     return cm_cli_json_finish(o, ok);
 }
 
@@ -325,8 +346,10 @@ int cm_cli_simulate(int argc, char **argv)
     cm_sim_result r;
     if (cm_simulate(a.design, &a.o, &r, &err) != CM_OK)
         return cm_cli_fail(&err);
-    /* the file first: a failed write leaves stdout empty; a deadlocked run sized nothing */
-    if (a.output && !r.deadlock && cm_simulate_save_depths(a.design, &r, a.output, &err) != CM_OK) {
+    /* the file first: a failed write leaves stdout empty; a deadlocked or partial run
+     * sized nothing */
+    if (a.output && !r.deadlock && !r.partial &&
+        cm_simulate_save_depths(a.design, &r, a.output, &err) != CM_OK) {
         cm_sim_result_free(&r);
         return cm_cli_fail(&err);
     }
@@ -340,6 +363,12 @@ int cm_cli_simulate(int argc, char **argv)
         fprintf(stderr, "cnnmap: %s: deadlock: %s%s\n", a.design, r.deadlock_cycle,
                 a.output ? " (no design written)" : "");
         rc = CM_EINFEASIBLE;
+    } else if (rc == CM_OK && r.partial) {
+        fprintf(stderr, "cnnmap: %s: %s%s\n", a.design, r.warning,
+                a.output ? " (no design written)" : "");
+        rc = CM_EINFEASIBLE;
+    } else if (r.stopped_early) {
+        fprintf(stderr, "cnnmap: %s: warning: %s\n", a.design, r.warning);
     }
     cm_sim_result_free(&r);
     return rc;

@@ -4,6 +4,7 @@
  * eqs. 2-4 computed from the partition aggregates. */
 #include "design/design_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,16 @@ void cm_design_node_cost_at(const cm_design *d, int node, int64_t in, int64_t ou
         *res = c.res;
 }
 
+void cm_design_node_block_cost(const cm_design *d, int node, const int64_t fold[3],
+                               cm_block_cost *out)
+{
+    const cm_hd_node *n = &d->hd.nodes[node];
+    int idx[3];
+    for (int k = 0; k < 3; k++)
+        idx[k] = value_index(&n->fold[k], fold[k]);
+    cost_lookup(d, node, fold, idx, out);
+}
+
 bool cm_design_node_bad(const cm_design *d, int i)
 {
     const cm_node_state *s = &d->state[i];
@@ -147,24 +158,28 @@ static int incident_bad_edges(const cm_design *d, int i)
     return bad;
 }
 
-/* Longest path of pipeline depths through the partition (fpgaConvNet's PD); nodes are
- * in topological order, so one backward sweep suffices. */
-static double part_depth(const cm_design *d, const cm_part *p)
+/* What the first frame takes beyond the interval (first_frame.c), from node `from` on
+ * timed again. */
+static double part_depth(const cm_design *d, const cm_part *p, int from)
 {
-    if (d->hd.backend != CM_BACKEND_FPGACONVNET)
-        return 0.0;
-    double best = 0.0, local[p->end - p->first];
-    for (int i = p->end - 1; i >= p->first; i--) {
-        const cm_hd_node *n = &d->hd.nodes[i];
-        double tail = 0.0;
-        for (int k = 0; k < n->n_succ; k++)
-            if (n->succ[k] < p->end && local[n->succ[k] - p->first] > tail)
-                tail = local[n->succ[k] - p->first];
-        local[i - p->first] = d->state[i].cost.pipeline_depth + tail;
-        if (local[i - p->first] > best)
-            best = local[i - p->first];
+    const double ff = cm_design_first_frame(d, p->first, p->end, from, d->scratch_time);
+    /* a frame never takes less than the modelled interval (fpgaConvNet's rate balancing
+     * can make the interval longer than the modules' own work) */
+    return ff > p->interval ? ff - p->interval : 0.0;
+}
+
+/* The partition's depth, brought up to date first: a folding change only marks it
+ * stale, since searches change several nodes before they look at the cost. The design
+ * is the caller's own (never shared between threads), so the cache may be written
+ * through a const pointer. */
+static double depth_of(const cm_design *d, const cm_part *p)
+{
+    if (p->stale_from < p->end) {
+        cm_part *w = (cm_part *)p;
+        w->depth = part_depth(d, p, p->stale_from);
+        w->stale_from = INT_MAX;
     }
-    return best;
+    return p->depth;
 }
 
 static void part_rescan_interval(const cm_design *d, cm_part *p)
@@ -227,8 +242,10 @@ void cm_design_part_refresh(cm_design *d, int pi)
         cm_resources_add(&p->res, &d->state[i].cost.res);
         d->part_of[i] = pi;
     }
+    cm_fifo_cost_add(d, pi, &p->res); /* recorded FIFO depths (design/fifo_cost.c) */
     part_rescan_interval(d, p);
-    p->depth = part_depth(d, p);
+    p->depth = part_depth(d, p, p->first);
+    p->stale_from = INT_MAX;
     p->io_bits = part_io_bits(d, p);
 }
 
@@ -258,13 +275,8 @@ void cm_design_set_folding(cm_design *d, int i, int64_t in, int64_t out, int64_t
     } else if (p->slowest == i) {
         part_rescan_interval(d, p);
     }
-    if (s->cost.pipeline_depth != old.pipeline_depth) {
-        /* Depths are whole numbers of cycles, so the running sum stays exact. */
-        if (p->chain)
-            p->depth += s->cost.pipeline_depth - old.pipeline_depth;
-        else
-            p->depth = part_depth(d, p);
-    }
+    if (i < p->stale_from)
+        p->stale_from = i;
 }
 
 static cm_status design_alloc(cm_design *d, cm_error *err)
@@ -277,8 +289,9 @@ static cm_status design_alloc(cm_design *d, cm_error *err)
     d->scratch_fold = calloc(2 * n, sizeof *d->scratch_fold);
     d->scratch_mark = calloc(n, sizeof *d->scratch_mark);
     d->scratch_list = calloc(4 * n + 4, sizeof *d->scratch_list);
+    d->scratch_time = calloc(3 * n + 3, sizeof *d->scratch_time);
     if (!d->state || !d->memo || !d->part_of || !d->parts || !d->scratch_fold ||
-        !d->scratch_mark || !d->scratch_list)
+        !d->scratch_mark || !d->scratch_list || !d->scratch_time)
         return cm_error_nomem(err);
     return CM_OK;
 }
@@ -365,6 +378,8 @@ void cm_design_free(cm_design *d)
     free(d->scratch_fold);
     free(d->scratch_mark);
     free(d->scratch_list);
+    free(d->scratch_time);
+    cm_fifo_set_free(d->fifo);
     cm_hdgraph_free(&d->hd);
     cm_graph_free(d->graph);
     free(d->model_path);
@@ -453,7 +468,7 @@ const int *cm_design_node_succs(const cm_design *d, int node, int *count)
 
 static double part_time_s(const cm_design *d, const cm_part *p)
 {
-    return ((double)d->opt.batch * p->interval + p->depth) / d->clock_hz;
+    return ((double)d->opt.batch * p->interval + depth_of(d, p)) / d->clock_hz;
 }
 
 double cm_design_cost(const cm_design *d)
@@ -508,7 +523,7 @@ void cm_design_partition_info(const cm_design *d, int pi, cm_partition_info *out
     out->first = p->first;
     out->last = p->end - 1;
     out->interval_cycles = p->interval;
-    out->depth_cycles = p->depth;
+    out->depth_cycles = depth_of(d, p);
     out->time_s = part_time_s(d, p);
     out->bandwidth_gbps = p->interval > 0 ? p->io_bits / 8.0 / (p->interval / d->clock_hz) / 1e9 : 0;
     out->res = p->res;
@@ -530,7 +545,8 @@ void cm_design_summarise(const cm_design *d, cm_design_summary *out)
     out->feasible = cm_design_feasible(d);
     out->latency_s = cm_design_cost(d);
     for (int p = 0; p < d->n_parts; p++) {
-        out->latency_cycles += (double)d->opt.batch * d->parts[p].interval + d->parts[p].depth;
+        out->latency_cycles +=
+            (double)d->opt.batch * d->parts[p].interval + depth_of(d, &d->parts[p]);
         res_max(&out->resources, &d->parts[p].res);
     }
     out->throughput_fps = out->latency_s > 0 ? d->opt.batch / out->latency_s : 0.0;

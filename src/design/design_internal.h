@@ -24,8 +24,10 @@ typedef struct cm_part {
     int first, end;         /* nodes [first, end) */
     double interval;        /* slowest node's cycles per sample */
     int slowest;
-    double depth;           /* pipeline depth, cycles */
-    bool chain;             /* nodes form one path: the depth is a plain sum */
+    double depth;           /* first-frame latency less the interval, cycles, once the
+                             * nodes from stale_from on are timed again (design.c) */
+    int stale_from;         /* first node changed since (INT_MAX: none) */
+    bool chain;             /* nodes form one path */
     cm_resources res;
     double io_bits;         /* bits per sample read and written off-chip */
 } cm_part;
@@ -49,7 +51,25 @@ struct cm_design {
     int64_t *scratch_fold;  /* 2 per node: proposed in and out */
     int *scratch_mark;
     int *scratch_list;
+    double *scratch_time;   /* 2 per node: cm_design_first_frame's figures, kept */
+    struct cm_fifo_set *fifo; /* recorded FIFO depths (design/fifo_cost.h), or NULL */
 };
+
+struct cm_fifo_set;
+void cm_fifo_cost_add(const cm_design *d, int p, cm_resources *acc);
+void cm_fifo_set_free(struct cm_fifo_set *f);
+
+/* A node's whole block cost at a folding (memoised), timing included. */
+void cm_design_node_block_cost(const cm_design *d, int node, const int64_t fold[3],
+                               cm_block_cost *out);
+/* What node's timing adds at least to a chain partition's first frame beyond its
+ * interval (first_frame.c): summed over a chain, a lower bound of the depth. */
+double cm_design_depth_bound(const cm_block_cost *c);
+
+/* The first-frame latency of nodes [first, end) as one partition, cycles
+ * (first_frame.c). scratch holds 2 doubles a node (indexed by node) and keeps each
+ * node's figures: those of nodes before `from` are taken as they are. */
+double cm_design_first_frame(const cm_design *d, int first, int end, int from, double *scratch);
 
 /* Recomputes one partition's aggregates from its nodes. */
 void cm_design_part_refresh(cm_design *d, int p);

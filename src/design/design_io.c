@@ -5,11 +5,13 @@
 #include <cnnmap/model.h>
 
 #include "design/design_file.h"
+#include "design/fifo_cost.h"
 #include "design/design_internal.h"
 #include "design/design_json.h"
 #include "util/json_fields.h"
 #include "util/json_file.h"
 #include "util/path.h"
+#include "sim/sim_streaming.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -19,6 +21,19 @@
 
 #define CM_DESIGN_FORMAT "cnnmap-design"
 #define CM_DESIGN_VERSION 1
+
+/* The recorded FIFO depths, stream name -> words; NULL when out of memory (which
+ * json_object_set_new then refuses). */
+static json_t *fifo_depths_json(const cm_fifo_set *f)
+{
+    json_t *o = json_object();
+    for (int i = 0; o && i < f->n; i++)
+        if (json_object_set_new(o, f->name[i], json_integer(f->depth[i])) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    return o;
+}
 
 /* json_pack fails as a whole when any value is missing (out of memory) or is a real
  * jansson refuses (not finite), so no key can silently go missing from the file. */
@@ -43,6 +58,10 @@ json_t *cm_design_file_json(const cm_design *d, const cm_design_run *run)
     }
     if (o && (json_object_set(o, "nodes", json_object_get(report, "nodes")) != 0 ||
               json_object_del(report, "nodes") != 0)) {
+        json_decref(o);
+        o = NULL;
+    }
+    if (o && d->fifo && json_object_set_new(o, "fifo_depths", fifo_depths_json(d->fifo)) != 0) {
         json_decref(o);
         o = NULL;
     }
@@ -232,6 +251,56 @@ static cm_status read_nodes(reader *r, cm_design *d)
     return st;
 }
 
+/* "fifo_depths": {stream: words}, each stream one the simulation of this design has
+ * (sim_streaming.c names them), each depth 1 to CM_FIFO_DEPTH_MAX. */
+static cm_status fifo_names(reader *r, json_t *f, const char **names, int64_t *depths)
+{
+    const char *key;
+    json_t *v;
+    int i = 0;
+    json_object_foreach(f, key, v) {
+        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+            json_integer_value(v) > CM_FIFO_DEPTH_MAX)
+            return cm_error_set(r->err, CM_EINPUT, "%s: \"fifo_depths\": stream '%.128s' must "
+                                "have a whole number of words from 1 to %lld", r->path, key,
+                                (long long)CM_FIFO_DEPTH_MAX);
+        names[i] = key;
+        depths[i++] = json_integer_value(v);
+    }
+    return CM_OK;
+}
+
+static cm_status read_fifo_depths(reader *r, cm_design *d)
+{
+    json_t *f = json_object_get(r->root, "fifo_depths");
+    if (!f)
+        return CM_OK;
+    if (!json_is_object(f))
+        return bad(r, "\"fifo_depths\" must be an object of stream names and depths", NULL);
+    int n = (int)json_object_size(f);
+    const char **names = malloc(((size_t)n + 1) * sizeof *names);
+    int64_t *depths = malloc(((size_t)n + 1) * sizeof *depths);
+    cm_status st = names && depths ? fifo_names(r, f, names, depths) : cm_error_nomem(r->err);
+    int unknown = -1;
+    if (st == CM_OK && n > 0) {
+        st = sim_streaming_unknown_stream(d, names, n, &unknown, r->err);
+        if (st != CM_OK)
+            cm_error_prefix(r->err, r->path);
+    }
+    if (st == CM_OK && unknown >= 0)
+        st = cm_error_set(r->err, CM_EINPUT, "%s: \"fifo_depths\": the design has no stream "
+                          "'%.128s' (streams are named as 'cnnmap simulate' lists them)", r->path,
+                          names[unknown]);
+    if (st == CM_OK && n > 0) {
+        st = cm_design_set_fifo_depths(d, names, depths, n, r->err);
+        if (st != CM_OK)
+            cm_error_prefix(r->err, r->path);
+    }
+    free(names);
+    free(depths);
+    return st;
+}
+
 static cm_status build_design(reader *r, cm_design **out)
 {
     const char *model_path = NULL, *board_ref = NULL;
@@ -315,6 +384,8 @@ cm_status cm_design_load_json(const char *path, json_t *root, cm_design **out, c
         st = build_design(&r, &d);
     if (st == CM_OK)
         st = read_nodes(&r, d);
+    if (st == CM_OK)
+        st = read_fifo_depths(&r, d);
     if (st != CM_OK) {
         cm_design_free(d);
         return st;

@@ -12,6 +12,7 @@
 
 #include "hls/hls_gen.h"
 #include "hls/hls_graph.h"
+#include "hls/hls_window.h"
 
 /* Streams between tasks: two words, as nn2FPGA's generator gives its plain FIFOs. */
 #define HG_DEPTH 2
@@ -162,7 +163,9 @@ static void plan_packings(hg_ctx *g)
             if (g->n_adds == 0)
                 p = g->pack[op->in[0]];
             break;
-        case HL_INPUT: break;
+        case HL_INPUT: /* the top function's port: one pixel, all its channels, a word */
+            p = (packing){1, (int)net->t[op->out].c};
+            break;
         }
         g->pack[op->out] = p;
     }
@@ -193,16 +196,19 @@ static int64_t need_of_op(const hg_ctx *g, const hl_op *op, int64_t n)
         return pixels_in - 1;
     if (!windowed(op->kind))
         return n;
-    int64_t oy = n / out->w, ox = n % out->w;
-    int64_t ox_end = (ox / op->ow_par) * op->ow_par + op->ow_par - 1;
-    int64_t ry = oy * op->stride + op->fh - 1 - op->pad, rx = ox_end * op->stride + op->fw - 1 - op->pad;
-    if (ry >= in->h)
+    /* the window buffer writes n's window group at the step its schedule gives, having
+     * read every pixel group up to that step; the adapters before it pass whole groups of
+     * lcm(producer's pixels, its own) pixels */
+    int64_t pin = hg_window_pin(op->ow_par, in->w);
+    hg_window w;
+    if (!hg_window_init(&w, in->h, in->w, op->fh, op->fw, op->stride, op->pad, op->ow_par, pin))
         return pixels_in - 1;
-    if (ry < 0)
-        return -1;
-    if (rx >= in->w)
-        return ry * in->w + in->w - 1;
-    return ry * in->w + rx - (rx < 0 ? rx + 1 : 0);
+    int64_t k = (n / out->w) * w.per_row + (n % out->w) / op->ow_par;
+    int64_t step = hg_window_emit(&w, k);
+    int64_t last = (step < w.reads ? step : w.reads - 1) * pin + pin - 1;
+    int64_t p = g->pack[op->in[0]].p, l = p / hg_gcd(p, pin) * pin, x = last % in->w;
+    int64_t end = (x / l) * l + l - 1;
+    return last - x + (end < in->w ? end : in->w - 1);
 }
 
 /* Rounds output pixel n of tensor t up to the end of its word's pixel group. */
@@ -286,6 +292,20 @@ static bool can_reuse(const hg_ctx *g, const hg_add *a, int main_t, int skip_t)
            d->stride == m->stride;
 }
 
+/* The pixels (a multiple of p) the first windowed task on the chain from `from` back to
+ * `origin` takes in one read through its adapters: lcm(p, its read width); p when none. */
+static int64_t first_read_group(const hg_ctx *g, int from, int origin, int64_t p)
+{
+    int64_t pin = 1;
+    for (int t = from; t != origin;) {
+        const hl_op *op = &g->net->op[g->net->t[t].producer];
+        if (windowed(op->kind))
+            pin = hg_window_pin(op->ow_par, g->net->t[op->in[0]].w);
+        t = op->in[0];
+    }
+    return p / hg_gcd(p, pin) * pin;
+}
+
 /* For a residual add: its fork tensor, which operand is the main branch, whether the
  * skip reuses the first window buffer, and the skip FIFO depth in words. */
 static cm_status plan_add(hg_ctx *g, int op_index, hg_add *a)
@@ -335,7 +355,12 @@ static cm_status plan_add(hg_ctx *g, int op_index, hg_add *a)
         int64_t groups = need >= next ? need / fp.p - next / fp.p + 1 : 0;
         worst = groups > worst ? groups : worst;
     }
-    a->depth = worst * (channels / fp.cp);
+    /* More than the deadlock bound by the pixels the main branch's first window buffer
+     * reads at once (its adapters' lcm group): it reads them while it writes the windows
+     * of the previous ones, and without that room the writer of the skip waits on the add
+     * at every row (a lost interval, not a deadlock). */
+    int64_t lead = first_read_group(g, main_t, origin, fp.p);
+    a->depth = (worst + lead / fp.p) * (channels / fp.cp);
     /* A design may give the FIFO more room than it needs (its loader refuses less). */
     int k = hg_design_skip(g->design, op->name);
     if (k >= 0 && g->design->skips[k].fifo_words > a->depth)
@@ -346,8 +371,9 @@ static cm_status plan_add(hg_ctx *g, int op_index, hg_add *a)
 /* ---- streams of a tensor ---- */
 
 /* Adapts stream `src` (tensor t's values over `pixels` pixels, packing from) to packing
- * `to`; returns the final stream's name in out (dest when given: the last adapter writes
- * there). */
+ * `to` through L = lcm(from.p, to.p) pixels (cm_adapt.h: pack P1 -> L, repack C1 -> C2,
+ * unpack L -> P2, each only when it changes something); returns the final stream's name in
+ * out (dest when given: the last adapter writes there). */
 static void adapt(hg_ctx *g, int t, int64_t pixels, const char *src, packing from, packing to,
                   const char *dest, char *out)
 {
@@ -356,22 +382,32 @@ static void adapt(hg_ctx *g, int t, int64_t pixels, const char *src, packing fro
     const char *npix = num(g, pixels), *ch = num(g, x->c);
     char cur[HG_NAME_LEN], next[HG_NAME_LEN], task[HG_NAME_LEN];
     snprintf(cur, sizeof cur, "%s", src);
-    int steps = (from.p > 1 && (from.p != to.p || from.cp != to.cp)) + (from.cp != to.cp) +
-                (to.p > 1 && (from.p != to.p || from.cp != to.cp));
+    int l = (int)(from.p / hg_gcd(from.p, to.p) * to.p);
+    static const char *const kinds[] = {"pack", "repack", "unpack"};
+    packing stage[3] = {{l, from.cp}, {l, to.cp}, to};
+    bool used[3] = {from.p != l, from.cp != to.cp, l != to.p};
+    int last = -1;
+    for (int k = 0; k < 3; k++)
+        last = used[k] ? k : last;
     packing now = from;
-    for (int step = 0; step < steps; step++) {
-        const char *kind = now.p > 1 ? "unpack" : now.cp != to.cp ? "repack" : "pack";
-        packing after = now.p > 1 ? (packing){1, now.cp}
-                        : now.cp != to.cp ? (packing){1, to.cp} : to;
-        if (step == steps - 1 && dest)
+    for (int k = 0; k < 3; k++) {
+        if (!used[k])
+            continue;
+        packing after = stage[k];
+        /* between two adapters a stream holds a group of L pixels (CH / cp words), so
+         * that the first assembles the next group while the second still sends this one */
+        int64_t group = x->c / after.cp + 1;
+        if (k == last && dest)
             snprintf(next, sizeof next, "%s", dest);
         else
-            new_stream(g, T, after.p * after.cp, HG_DEPTH, next);
+            new_stream(g, T, after.p * after.cp, k == last || group < HG_DEPTH ? HG_DEPTH : group,
+                       next);
         snprintf(task, sizeof task, "adapt%d", g->n_tasks);
-        const char *p = num(g, now.p > 1 ? now.p : after.p);
-        const char *cp = num(g, now.cp);
-        hg_emit(g, &g->tasks, kind,
-             (const char *const[]){"TASK", task, "T", T, "NPIX", npix, "CH", ch, "P", p, "CP", cp,
+        /* P the wider pixel packing, PN the narrower; repack's P its only one */
+        int wide = now.p > after.p ? now.p : after.p, narrow = now.p < after.p ? now.p : after.p;
+        hg_emit(g, &g->tasks, kinds[k],
+             (const char *const[]){"TASK", task, "T", T, "NPIX", npix, "CH", ch, "P",
+                                   num(g, wide), "PN", num(g, narrow), "CP", num(g, now.cp),
                                    "CIN", num(g, now.cp), "COUT", num(g, after.cp), "IN", cur,
                                    "OUT", next, NULL});
         snprintf(cur, sizeof cur, "%s", next);
@@ -464,16 +500,6 @@ static void stream_for(hg_ctx *g, int t, int op_index, packing want, char *out)
 
 /* ---- tasks ---- */
 
-static void output_stream(hg_ctx *g, const hl_op *op, char *out)
-{
-    packing p = produced(g, op->out);
-    if (op->out == g->net->output && p.p == 1 && p.cp == 1)
-        snprintf(out, HG_NAME_LEN, "out");
-    else
-        new_stream(g, tensor_type(g, op->out), p.p * p.cp, HG_DEPTH, out);
-    snprintf(g->ts[op->out].name, HG_NAME_LEN, "%s", out);
-}
-
 /* A downsampling convolution merged beside the first window of its block (loop merge)
  * reads the tapped grid: a 1 x 1, stride-1 convolution over the output's pixels. */
 static bool on_tapped_grid(hg_ctx *g, int op_index)
@@ -484,6 +510,64 @@ static bool on_tapped_grid(hg_ctx *g, int op_index)
     return false;
 }
 
+/* A convolution or fully connected task writes a pixel group's OCH / OCH_PAR words in one
+ * burst, on its last input-channel group; the next layer reads them across its own pixel
+ * group. Its output stream holds a burst, so that it need not wait for the reader. */
+static int64_t output_depth(const hl_op *op, const hl_tensor *y)
+{
+    int64_t burst = (op->kind == HL_CONV || op->kind == HL_FC) && op->och_par > 0
+                        ? y->c / op->och_par + 1 : HG_DEPTH;
+    return burst > HG_DEPTH ? burst : HG_DEPTH;
+}
+
+/* A window buffer whose last windows fall due after its last read spends its frame's last
+ * steps writing only (hls_window.h); the stream into it holds what its producer writes
+ * meanwhile, in the producer's words, so that the producer need not wait a frame's end. */
+static int64_t tail_depth(const hg_ctx *g, int t)
+{
+    const hl_tensor *x = &g->net->t[t];
+    packing p = produced(g, t);
+    int64_t most = 0;
+    for (int i = 0; i < g->net->n_op; i++) {
+        const hl_op *op = &g->net->op[i];
+        hg_window w;
+        int64_t pin = hg_window_pin(op->ow_par, x->w);
+        if (op->in[0] != t || !windowed(op->kind) || on_tapped_grid((hg_ctx *)g, i) ||
+            !hg_window_init(&w, x->h, x->w, op->fh, op->fw, op->stride, op->pad, op->ow_par, pin))
+            continue;
+        int64_t words = (hg_window_steps(&w) - w.reads) * pin * x->c / (p.p * p.cp);
+        most = words > most ? words : most;
+    }
+    return most;
+}
+
+static void output_stream(hg_ctx *g, const hl_op *op, char *out)
+{
+    packing p = produced(g, op->out);
+    if (op->out == g->net->output && p.p == 1 && p.cp == 1)
+        snprintf(out, HG_NAME_LEN, "out");
+    else
+        new_stream(g, tensor_type(g, op->out), p.p * p.cp,
+                   output_depth(op, &g->net->t[op->out]) + tail_depth(g, op->out), out);
+    snprintf(g->ts[op->out].name, HG_NAME_LEN, "%s", out);
+}
+
+
+/* The window stream's depth: the window buffer reads a pixel group only as it writes the
+ * windows due M steps before (hls_window.h), so while the computation works through a
+ * pixel group, the producer's next burst gets in only if the stream holds the G windows
+ * of each of those M + 1 steps. */
+static int64_t window_depth(const hl_op *op, int64_t groups, int64_t ih, int64_t iw, int s,
+                            int pin)
+{
+    hg_window w;
+    if (!hg_window_init(&w, ih, iw, op->fh, op->fw, s, op->pad, op->ow_par, pin))
+        return HG_DEPTH;
+    int64_t k = w.groups > w.per_row ? w.per_row : 0, lag = hg_window_emit(&w, k) - k;
+    int64_t depth = groups * ((lag > 0 ? lag : 0) + 1);
+    return depth > HG_DEPTH ? depth : HG_DEPTH;
+}
+
 static void emit_windowed(hg_ctx *g, int i, const char *id)
 {
     const hl_op *op = &g->net->op[i];
@@ -492,20 +576,24 @@ static void emit_windowed(hg_ctx *g, int i, const char *id)
     int64_t ih = tapped ? y->h : x->h, iw = tapped ? y->w : x->w;
     int s_in = tapped ? 1 : op->stride;
     hg_add *taps = reuse_tapped_by(g, i);
-    int par = op->ich_par;
+    int par = op->ich_par, pin = (int)hg_window_pin(op->ow_par, iw);
     char in[HG_NAME_LEN], win[HG_NAME_LEN], out[HG_NAME_LEN], task[HG_NAME_LEN + 8];
-    stream_for(g, op->in[0], i, (packing){1, par}, in);
+    stream_for(g, op->in[0], i, (packing){pin, par}, in);
     const char *T = tensor_type(g, op->in[0]);
     int fwx = op->fw + (op->ow_par - 1) * s_in;
-    new_stream(g, T, par * op->fh * fwx, HG_DEPTH, win);
+    new_stream(g, T, par * op->fh * fwx, window_depth(op, x->c / par, ih, iw, s_in, pin), win);
     char pad_value[64];
     snprintf(pad_value, sizeof pad_value, "%s(%lld)", T,
              op->kind == HL_MAXPOOL ? (long long)x->lo : 0LL);
     snprintf(task, sizeof task, "%s_wb", id);
+    hg_window geo;
+    bool shaped = hg_window_init(&geo, ih, iw, op->fh, op->fw, s_in, op->pad, op->ow_par, pin);
+    long long buf = shaped ? hg_window_buffer(&geo) : 1, steps = shaped ? hg_window_steps(&geo) : 0;
     const char *kv_wb[] = {"TASK", task, "T", T, "ICH", num(g, x->c), "IH", num(g, ih), "IW",
                            num(g, iw), "FH", num(g, op->fh), "FW", num(g, op->fw), "S",
                            num(g, s_in), "PAD", num(g, op->pad), "ICH_PAR", num(g, par),
-                           "OW_PAR", num(g, op->ow_par), "IN", in, "OUT", win, "TAP",
+                           "OW_PAR", num(g, op->ow_par), "PIN", num(g, pin), "BUF", num(g, buf), "STEPS",
+                           num(g, steps), "IN", in, "OUT", win, "TAP",
                            taps ? tap_stream(g, taps) : "", "PAD_VALUE", pad_value, NULL};
     hg_emit(g, &g->tasks, taps ? "window_buffer_tap" : "window_buffer", kv_wb);
     output_stream(g, op, out);

@@ -33,7 +33,8 @@ typedef struct hg_graph {
     hg_gstream *streams;
     int n_tasks, cap_tasks;
     hg_gtask *tasks;
-    int64_t in_words, out_words; /* per frame on the ports "in" and "out" (one value each) */
+    int64_t in_words, out_words; /* per frame on the ports "in" (a pixel of all channels a
+                                  * word) and "out" (one value a word) */
     /* the residual adds' skip FIFOs: add[k]'s skip side is stream skip_stream[k] */
     int n_skips;
     char **skip_add, **skip_stream;

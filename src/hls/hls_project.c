@@ -610,7 +610,7 @@ cm_status hg_task_graph(const cm_nn2fpga_design *d, hg_graph *out, cm_error *err
     if (st == CM_OK) {
         const hl_net *net = &p.lowered->net;
         const hl_tensor *x = &net->t[net->input], *y = &net->t[net->output];
-        out->in_words = x->c * x->h * x->w;
+        out->in_words = x->h * x->w; /* one pixel a word */
         out->out_words = y->c * y->h * y->w;
         p.g.rec = out;
         hg_emit_tasks(&p.g);

@@ -1,16 +1,68 @@
 /* What a backend's cost model says about one hardware building block: its latency per
- * sample in clock cycles and the FPGA resources it occupies. Every backend model in
- * src/hw fills this one record, so the design layer never looks inside a backend. */
+ * sample in clock cycles, the FPGA resources it occupies, and how it fills and drains a
+ * pipeline. Every backend model in src/hw fills this one record, so the design layer
+ * never looks inside a backend. */
 #ifndef CM_HW_BLOCK_COST_H
 #define CM_HW_BLOCK_COST_H
 
 #include <stdint.h>
 #include <cnnmap/board.h>
 
+/* A block's part in the first frame's latency through a partition
+ * (src/design/first_frame.c). The block's input arrives at the rate of the slowest block
+ * upstream, so the words it must hold are given apart from the cycles it needs of its
+ * own to take them in; "fill" is what precedes its first output word, "start" what
+ * precedes the work of its slowest stage. All counts are per sample. */
+typedef struct cm_block_timing {
+    double fill_words;   /* input words read before its first output can be computed */
+    double fill_cycles;  /* its own cycles to read them when they are all waiting */
+    double head_cycles;  /* from the fill-th word to its first output word */
+    double start_words;  /* input words read before its slowest stage starts */
+    double start_cycles; /* its own cycles to read them */
+    double rest_cycles;  /* from then to its last output word when never kept waiting;
+                          * at least `cycles` less start_cycles, so the frame is never
+                          * shorter than the modelled interval */
+    double tail_cycles;  /* from its last input word to its last output word when its
+                          * input, not its own work, sets the pace */
+    double beat_words;   /* input words per cycle it reads from off-chip (a partition's
+                          * first block), > 0 */
+    double burst_words;  /* output words it writes at once (a pixel, a vector), > 0 */
+} cm_block_timing;
+
 typedef struct cm_block_cost {
     double cycles;          /* latency of one sample (one feature map), clock cycles */
-    double pipeline_depth;  /* cycles from first input to first output; 0 if not modelled */
+    double pipeline_depth;  /* the backend's own published pipeline depth (fpgaConvNet's
+                             * sum of module depths, 2.4); 0 where it has none */
     cm_resources res;       /* DSP, BRAM18, URAM, LUT, FF */
+    cm_block_timing timing;
 } cm_block_cost;
+
+/* One spatial axis of a sliding window in input positions: n real inputs with `before`
+ * padding positions ahead of them and `after` behind (ceil_mode's overrun included),
+ * the window's extent (dilation included), its stride and the outputs it makes. */
+typedef struct cm_window_axis {
+    int64_t n, before, after, extent, stride, out;
+} cm_window_axis;
+
+/* The real input (0..n-1) whose arrival completes the first window. */
+int64_t cm_window_first_end(const cm_window_axis *a);
+/* Outputs whose window reaches the last real input or beyond (*reach), and of them those
+ * that end in the padding after it (*beyond). */
+void cm_window_last_outputs(const cm_window_axis *a, int64_t *reach, int64_t *beyond);
+/* Input words (of `channels` per position) read before the first window is complete. */
+double cm_window_fill_words(const cm_window_axis *rows, const cm_window_axis *cols,
+                            int64_t channels);
+/* Outputs completed only by the last real input or by the padding after it. */
+double cm_window_tail_outputs(const cm_window_axis *rows, const cm_window_axis *cols);
+
+/* A block that turns each input pixel of `channels` words into an output pixel written
+ * at once, a word a cycle after it came in; `cycles` per sample, `beat_words` a cycle
+ * from off-chip. */
+void cm_block_timing_pointwise(cm_block_timing *t, double cycles, double channels,
+                               double beat_words);
+/* A block that works its whole input (`words`, `cycles` per sample) before it writes
+ * its `out_words`, which take `out_cycles` to leave. */
+void cm_block_timing_whole(cm_block_timing *t, double cycles, double words, double out_words,
+                           double out_cycles, double beat_words);
 
 #endif

@@ -351,4 +351,5 @@ void cm_finn_node_cost(const cm_finn_node *n, cm_block_cost *out)
         break;
     }
     }
+    cm_finn_node_timing(n, out);
 }

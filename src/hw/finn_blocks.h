@@ -39,6 +39,7 @@ typedef struct cm_finn_node {
     int stride[2];
     int dilation[2];       /* SWG: dh, dw */
     int pad[4];            /* FMPadding: top, left, bottom, right */
+    int in_pad[4];         /* SWG: the padding of ifm_dim, which an FMPadding before it adds */
     int pool_dim;          /* StreamingMaxPool */
     int simd, pe;          /* folding; 1 where the op has none */
     int weight_bits, in_bits, out_bits; /* W, A, B */
@@ -81,6 +82,8 @@ void cm_finn_node_init(cm_finn_node *n, cm_finn_kind kind);
 void cm_finn_node_apply_samo_styles(cm_finn_node *n);
 
 void cm_finn_node_cost(const cm_finn_node *n, cm_block_cost *out);
+/* out->timing for a node whose out->cycles are set (finn_timing.c). */
+void cm_finn_node_timing(const cm_finn_node *n, cm_block_cost *out);
 
 /* The BRAM18 table of section 3.1, exposed for tests. */
 int64_t cm_finn_bram18(double words, int width);

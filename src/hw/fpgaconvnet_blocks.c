@@ -172,6 +172,17 @@ static fcn_axis window_axis(const cm_fcn_layer *l, int i)
     return a;
 }
 
+void cm_fcn_window_axis(const cm_fcn_layer *l, int i, cm_window_axis *out)
+{
+    const fcn_axis a = window_axis(l, i);
+    out->n = i == 0 ? l->rows : l->cols;
+    out->before = a.pad_before;
+    out->after = a.pad_after;
+    out->extent = a.extent;
+    out->stride = l->stride[i];
+    out->out = a.out;
+}
+
 /* SlidingWindow of a conv or pool layer over ch channels per stream. The line and
  * window buffers span the window extent (dilation), the output port carries the
  * k0*k1 taps; with dilation 1 this is the reference's model. */
@@ -536,6 +547,7 @@ void cm_fcn_layer_cost(const cm_fcn_layer *l, cm_block_cost *out)
         break;
     }
     }
+    cm_fcn_layer_timing(l, out);
 }
 
 /* {1, max(k0,k1), k0*k1} without repeats: {1, k, k*k} for a square kernel, {1, max}

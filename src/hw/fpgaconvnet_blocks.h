@@ -53,8 +53,12 @@ int cm_fcn_rows_out(const cm_fcn_layer *l);
 int cm_fcn_cols_out(const cm_fcn_layer *l);
 int cm_fcn_channels_out(const cm_fcn_layer *l);
 
-/* Latency per image (cycles), pipeline depth and resources of one layer. */
+/* Latency per image (cycles), pipeline depth, resources and timing of one layer. */
 void cm_fcn_layer_cost(const cm_fcn_layer *l, cm_block_cost *out);
+/* One axis (0 rows, 1 columns) of a conv or pool layer's window as the hardware walks it. */
+void cm_fcn_window_axis(const cm_fcn_layer *l, int i, cm_window_axis *out);
+/* out->timing for a layer whose out->cycles are set (fpgaconvnet_timing.c). */
+void cm_fcn_layer_timing(const cm_fcn_layer *l, cm_block_cost *out);
 
 /* The valid `fine` values for a kernel: {1, k, k*k} for k x k, {1, max} for k x 1,
  * {1} for 1 x 1, and {1, max(k0,k1), k0*k1} for a non-square kernel with both sides > 1.

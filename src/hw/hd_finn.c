@@ -126,6 +126,7 @@ static int finn_swg(cm_hd_build *b, int li, int from, cm_error *err, cm_status *
     window_pads(l, pad);
     f->ifm_dim[0] = (int)(l->in_shape.h + pad[0] + pad[2]);
     f->ifm_dim[1] = (int)(l->in_shape.w + pad[1] + pad[3]);
+    memcpy(f->in_pad, pad, sizeof f->in_pad);
     f->ofm_dim[0] = (int)l->out_shape.h;
     f->ofm_dim[1] = (int)l->out_shape.w;
     f->kernel[0] = l->kernel[0];

@@ -101,6 +101,15 @@ static void hls_resource_dims(const cm_layer *l, cm_hls4ml_layer *h)
     h->kernel_h = windowed && l->kernel[0] > 0 ? l->kernel[0] : 1;
     h->kernel_w = windowed && l->kernel[1] > 0 ? l->kernel[1] : 1;
     h->fifo_depth = l->out_shape.h * l->out_shape.w;
+    h->windowed = windowed && (l->in_shape.h > 1 || l->in_shape.w > 1);
+    for (int i = 0; i < 2 && h->windowed; i++) {
+        const int64_t d = l->dilation[i] > 0 ? l->dilation[i] : 1;
+        h->win[i] = (cm_window_axis){
+            .n = i == 0 ? l->in_shape.h : l->in_shape.w, .before = l->pad[i],
+            .after = l->pad[i + 2], .extent = d * (l->kernel[i] - 1) + 1,
+            .stride = l->stride[i] > 0 ? l->stride[i] : 1,
+            .out = i == 0 ? l->out_shape.h : l->out_shape.w};
+    }
 }
 
 static cm_status hls_layer(cm_hd_build *b, int li, cm_error *err)

@@ -187,12 +187,52 @@ static void node_resources(const cm_hls4ml_layer *l, int64_t rf, cm_resources *r
     }
 }
 
+/* io_stream layers take one input pixel per iteration: rf cycles for a convolution
+ * (its multiplications for that pixel), one for the others; a window's outputs leave
+ * when the pixel completing them has been worked (src/sim/sim_streaming_hls4ml.c). A
+ * layer without a spatial input takes the whole vector in one iteration. */
+void cm_hls4ml_layer_timing(const cm_hls4ml_layer *l, cm_block_cost *out)
+{
+    cm_block_timing *t = &out->timing;
+    const double rf = (double)cm_hls4ml_reuse_factor(l);
+    const double c = l->channels_in > 0 ? (double)l->channels_in : 1.0;
+    if (l->spatial <= 1) {
+        const double words = l->multiplies ? (double)l->n_in : c;
+        t->fill_words = t->start_words = words;
+        t->fill_cycles = t->start_cycles = 1.0;
+        t->head_cycles = t->tail_cycles = t->rest_cycles = out->cycles;
+        t->beat_words = words;
+        t->burst_words = l->multiplies ? (double)l->n_out : words;
+        return;
+    }
+    if (l->kind == CM_HLS4ML_GLOBAL_POOL) {
+        cm_block_timing_whole(t, out->cycles, (double)l->spatial * c, c, 1.0, c);
+        return;
+    }
+    if (!l->windowed) {
+        cm_block_timing_pointwise(t, out->cycles, (double)l->channels_out, c);
+        return;
+    }
+    const double fill = cm_window_fill_words(&l->win[0], &l->win[1], 1);
+    t->fill_words = fill * c;
+    t->fill_cycles = (fill - 1.0) * rf;
+    t->head_cycles = rf;
+    t->start_words = c;
+    t->start_cycles = 0.0;
+    t->rest_cycles = out->cycles;
+    /* the last pixel's work, then its completed outputs leave a pixel a cycle */
+    t->tail_cycles = rf + cm_window_tail_outputs(&l->win[0], &l->win[1]);
+    t->beat_words = c;
+    t->burst_words = l->channels_out > 0 ? (double)l->channels_out : 1.0;
+}
+
 void cm_hls4ml_layer_cost(const cm_hls4ml_layer *l, cm_block_cost *out)
 {
     memset(out, 0, sizeof *out);
     int64_t rf = cm_hls4ml_reuse_factor(l);
     out->cycles = (double)l->spatial * (double)rf;
     out->res.dsp = l->multiplies && l->kernel_fold > 0 ? l->kernel_fold : 0;
+    cm_hls4ml_layer_timing(l, out);
     if (l->bits < 1)
         return;
     node_resources(l, rf, &out->res);

@@ -41,6 +41,8 @@ typedef struct cm_hls4ml_layer {
     int64_t line_width;     /* pixels per input row (with padding), for line buffers */
     int kernel_h, kernel_w; /* window of a convolution or pooling, else 1 x 1 */
     int64_t fifo_depth;     /* output stream depth: output pixels (hls4ml's default) */
+    bool windowed;          /* a convolution or pooling over a map: win[] holds its axes */
+    cm_window_axis win[2];  /* rows, columns */
 } cm_hls4ml_layer;
 
 /* hls4ml's validity rule for a reuse factor (section 4.1, conditions i-iii). */
@@ -53,6 +55,8 @@ int64_t cm_hls4ml_kernel_folds(int64_t n_in, int64_t n_out, int64_t *out, int64_
 int64_t cm_hls4ml_reuse_factor(const cm_hls4ml_layer *l);
 
 void cm_hls4ml_layer_cost(const cm_hls4ml_layer *l, cm_block_cost *out);
+/* out->timing for a layer whose out->cycles are set (in hls4ml_blocks.c). */
+void cm_hls4ml_layer_timing(const cm_hls4ml_layer *l, cm_block_cost *out);
 
 /* The parts of the resource model, exposed for tests. Each adds to *r. */
 /* n weights of `bits` at reuse factor rf: BRAM18 for rf > 1, registers at rf = 1. */

@@ -57,8 +57,14 @@ typedef struct mapping {
     int left;              /* candidates still to run */
 } mapping;
 
+/* The time a candidate gets: its part of a user's limit, or 0 (its own budget, no
+ * clock) without one. */
 static double share(mapping *m)
 {
+    if (isinf(m->deadline)) {
+        m->left--;
+        return 0.0;
+    }
     double rest = m->deadline - cm_seconds_now();
     double s = rest / (m->left > 0 ? m->left : 1);
     m->left--;
@@ -249,7 +255,7 @@ void cm_map_options_init(cm_map_options *o)
     o->spaces = CM_MAP_ALL;
     o->objective = CM_OBJECTIVE_LATENCY;
     o->batch = 256;
-    o->time_limit_s = CM_MAP_DEFAULT_TIME_LIMIT_S;
+    o->time_limit_s = 0.0; /* no cap: each search stops by its budget */
 }
 
 typedef struct candidate_kind {
@@ -386,12 +392,12 @@ cm_status cm_map_model(const char *model_path, const char *board_ref, const cm_m
         cm_map_result_free(out);
         return st;
     }
-    double limit = o->time_limit_s > 0 ? o->time_limit_s : CM_MAP_DEFAULT_TIME_LIMIT_S;
     /* the searches overrun their shares by a little (a step in flight, freeing): keep
-     * a margin so that the whole returns within the limit */
+     * a margin so that the whole returns within a user's limit */
     mapping m = {.model_path = model_path, .model_abs = state->model_abs,
                  .board_ref = state->board_ref, .board = &board, .graph = state->graph,
-                 .o = o, .deadline = start + MAP_LIMIT_USE * limit};
+                 .o = o, .deadline = o->time_limit_s > 0 ? start + MAP_LIMIT_USE * o->time_limit_s
+                                                         : INFINITY};
     for (int k = 0; k < CM_MAP_CANDIDATES; k++)
         m.left += (spaces & kinds[k].space) != 0;
     snprintf(out->model, sizeof out->model, "%.250s", state->graph->name);

@@ -99,7 +99,11 @@ static cm_status schedule_reps(cm_mt_dse *d, const int *idx, const cm_multi_engi
     cm_mt_solver solver = {run, &c};
     cm_multi_schedule s;
     cm_status st = cm_mt_solve(&p, &solver, &s, err);
-    /* The solvers stop at the deadline with the best schedule they have. */
+    /* The work budget counts what the schedules cost: each evaluation lays out every
+     * execution of the period. The solvers stop at the deadline with the best schedule
+     * they have. */
+    if (st == CM_OK)
+        d->work += (s.evaluations + 1) * (uint64_t)executions(d, e, r);
     cm_mt_out_of_time(d);
     if (st == CM_OK) {
         double fps[d->n];

@@ -15,7 +15,7 @@
 
 bool cm_mt_out_of_time(cm_mt_dse *d)
 {
-    if (!d->stopped && cm_seconds_now() >= d->deadline)
+    if (!d->stopped && (d->work >= d->work_budget || cm_seconds_now() >= d->deadline))
         d->stopped = true;
     return d->stopped;
 }

@@ -34,12 +34,13 @@ typedef struct cm_mt_dse {
     int *twin;                   /* per network: the previous one it is interchangeable
                                   * with (same front, same goal), or -1 */
     double deadline;             /* cm_seconds_now() at which the exploration stops */
-    bool stopped;                /* it did stop there */
+    uint64_t work, work_budget;  /* scheduled executions so far, and the most allowed */
+    bool stopped;                /* the deadline or the budget stopped it */
 } cm_mt_dse;
 
 /* Fills d->twin. */
 void cm_mt_find_twins(cm_mt_dse *d);
-/* Whether the time limit has come (and records that it has). */
+/* Whether the time limit has come or the work budget is spent (and records that). */
 bool cm_mt_out_of_time(cm_mt_dse *d);
 
 cm_status cm_mt_enumerate(cm_mt_dse *d, cm_error *err);

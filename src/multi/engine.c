@@ -19,11 +19,12 @@
 
 /* The smallest cap of the sweep: below 3% of a board no network of interest fits. */
 #define SMALLEST_CAP 0.03
-/* What a front point gets at least, once the fronts' time is used up: a small
- * network's whole search even on a loaded machine (LeNet's takes up to 0.3 s under
- * ASan with both cores busy; cut short, its small engines go missing and six LeNets no
- * longer fit), a start on a large one's. */
-#define MIN_POINT_S 1.0
+/* What a front point gets at least under a user's limit (the latency search then
+ * returns its minimal point), and what a network's whole-board point gets when the
+ * fronts' time is up before it: that point sets the network's target (fps_max), which
+ * a minimal point would put at the slowest engine's rate (every target then met). */
+#define MIN_POINT_S 1e-3
+#define MIN_FIRST_POINT_S 0.05
 
 void cm_mt_point_free(cm_multi_point *p)
 {
@@ -177,13 +178,18 @@ static bool same(const cm_multi_engine *a, const cm_multi_engine *b)
 /* Keeps the engines no other dominates (the first of equal ones), fastest first. */
 static void pareto(cm_multi_model *m)
 {
+    /* Decide every drop against the whole front before freeing or moving any engine: a
+     * freed engine (zero latency and resources) would dominate the rest. */
+    bool drop[m->n_front > 0 ? m->n_front : 1];
+    for (int i = 0; i < m->n_front; i++) {
+        drop[i] = false;
+        for (int j = 0; j < m->n_front && !drop[i]; j++)
+            drop[i] = j != i && (dominates(&m->front[j], &m->front[i]) ||
+                                 (j < i && same(&m->front[j], &m->front[i])));
+    }
     int kept = 0;
     for (int i = 0; i < m->n_front; i++) {
-        bool drop = false;
-        for (int j = 0; j < m->n_front && !drop; j++)
-            drop = j != i && (dominates(&m->front[j], &m->front[i]) ||
-                              (j < i && same(&m->front[j], &m->front[i])));
-        if (drop)
+        if (drop[i])
             cm_mt_engine_free(&m->front[i]);
         else
             m->front[kept++] = m->front[i];
@@ -218,8 +224,8 @@ static void scaled_board(const cm_board *b, double cap, cm_board *out)
 
 /* One point of the sweep: CM_OK with *found set when a design fits under the cap. */
 static cm_status sweep_point(const cm_graph *g, const cm_board *board, const cm_latency_options *lo,
-                             double cap, cm_multi_engine *e, bool *found, cm_error *why,
-                             cm_error *err)
+                             double cap, cm_multi_engine *e, bool *found, bool *stopped,
+                             cm_error *why, cm_error *err)
 {
     cm_board scaled;
     scaled_board(board, cap, &scaled);
@@ -228,6 +234,7 @@ static cm_status sweep_point(const cm_graph *g, const cm_board *board, const cm_
     cm_error local = {0};
     cm_status st = cm_latency_optimise(g, &scaled, lo, &ld, &local);
     *found = st == CM_OK && ld.feasible;
+    *stopped = st == CM_OK && ld.stopped_early;
     if (*found)
         st = cm_mt_engine_of(g, &ld, lo->word_bits / 8.0, cap, e, err);
     else if (st == CM_EINFEASIBLE && cap == 1.0)
@@ -240,9 +247,33 @@ static cm_status sweep_point(const cm_graph *g, const cm_board *board, const cm_
     return st;
 }
 
+/* The time a point gets under a user's limit: an equal share of what is left to the
+ * points left, this network's and the later ones'; 0 (none) without a limit. */
+static double point_limit(const cm_mt_front_limits *lim, int points_left)
+{
+    if (isinf(lim->deadline))
+        return 0.0;
+    double left = lim->deadline - cm_seconds_now();
+    return fmax(left / (points_left + lim->points_after), MIN_POINT_S);
+}
+
+/* Sweep point k of caps, appended to m's front when a design fits. */
+static cm_status front_point(const cm_graph *g, const cm_board *board, const cm_latency_options *lo,
+                             int caps, int k, cm_multi_model *m, cm_mt_front_limits *lim,
+                             cm_error *why, cm_error *err)
+{
+    double cap = caps == 1 ? 1.0 : pow(SMALLEST_CAP, (double)k / (caps - 1));
+    bool found = false, stopped = false;
+    cm_status st = sweep_point(g, board, lo, cap, &m->front[m->n_front], &found, &stopped, why,
+                               err);
+    lim->stopped |= stopped;
+    m->n_front += st == CM_OK && found;
+    return st;
+}
+
 cm_status cm_mt_front(const cm_graph *g, const cm_board *board, const cm_multi_options *o,
-                      double bandwidth_gbps, double clock_mhz, cm_multi_model *m, double deadline,
-                      cm_error *err)
+                      double bandwidth_gbps, double clock_mhz, cm_multi_model *m,
+                      cm_mt_front_limits *lim, cm_error *err)
 {
     cm_latency_options lo;
     cm_mt_latency_options(o, bandwidth_gbps, clock_mhz, &lo);
@@ -251,16 +282,25 @@ cm_status cm_mt_front(const cm_graph *g, const cm_board *board, const cm_multi_o
     if (!m->front)
         return cm_error_nomem(err);
     cm_error why = {0};
-    for (int k = 0; k < caps; k++) {
-        double cap = caps == 1 ? 1.0 : pow(SMALLEST_CAP, (double)k / (caps - 1));
-        /* the points left share what is left of the time */
-        lo.time_limit_s = fmax((deadline - cm_seconds_now()) / (caps - k), MIN_POINT_S);
-        bool found = false;
-        cm_status st = sweep_point(g, board, &lo, cap, &m->front[m->n_front], &found, &why, err);
-        if (st != CM_OK)
-            return st;
-        m->n_front += found;
+    cm_status st = CM_OK;
+    int k = 0;
+    for (; st == CM_OK && k < caps && cm_seconds_now() < lim->deadline; k++) {
+        lo.time_limit_s = point_limit(lim, caps - k);
+        st = front_point(g, board, &lo, caps, k, m, lim, &why, err);
     }
+    /* Past the deadline the whole-board point still runs briefly, then the caps left
+     * are tried smallest first, each with the least time, until one gives an engine:
+     * small engines are what lets several networks fit together. */
+    lim->stopped |= k < caps;
+    lo.time_limit_s = MIN_FIRST_POINT_S;
+    if (st == CM_OK && k == 0)
+        st = front_point(g, board, &lo, caps, k++, m, lim, &why, err);
+    int before = m->n_front;
+    lo.time_limit_s = MIN_POINT_S;
+    for (int j = caps - 1; st == CM_OK && j >= k && m->n_front == before; j--)
+        st = front_point(g, board, &lo, caps, j, m, lim, &why, err);
+    if (st != CM_OK)
+        return st;
     pareto(m);
     if (m->n_front == 0)
         return cm_error_set(err, CM_EINFEASIBLE, "no engine fits the board %s: %s", board->name,

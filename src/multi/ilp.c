@@ -300,10 +300,17 @@ static cm_status plain_schedule(const cm_mt_inst *x, double *sl, double *start, 
 }
 
 /* GLPK gives its root LP and its branch and bound tm_lim each: the search is stopped
- * at the end of the program's time here, so that the whole program keeps to it. */
+ * at the end of the program's time here, so that the whole program keeps to it, and
+ * after CM_MULTI_ILP_NODES nodes, which ends it alike on any machine. */
+typedef struct ilp_watch {
+    double stop;
+} ilp_watch;
+
 static void watch(glp_tree *t, void *info)
 {
-    if (cm_seconds_now() >= *(const double *)info)
+    int total = 0;
+    glp_ios_tree_size(t, NULL, NULL, &total);
+    if (total >= CM_MULTI_ILP_NODES || cm_seconds_now() >= ((const ilp_watch *)info)->stop)
         glp_ios_terminate(t);
 }
 
@@ -319,9 +326,9 @@ static cm_status solve(ilp *p, double deadline, double *sl, double *start, doubl
     glp_init_iocp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
     parm.tm_lim = left_ms < TIME_LIMIT_MS ? (int)left_ms : TIME_LIMIT_MS;
-    double stop = cm_seconds_now() + parm.tm_lim * 1e-3;
+    ilp_watch w = {cm_seconds_now() + parm.tm_lim * 1e-3};
     parm.cb_func = watch;
-    parm.cb_info = &stop;
+    parm.cb_info = &w;
     parm.presolve = GLP_ON;
     int rc = glp_intopt(p->lp, &parm);
     int status = glp_mip_status(p->lp);

@@ -11,7 +11,8 @@
 
 #include "util/progress.h"
 
-/* The share of --time-limit the Pareto fronts may take before the joint search. */
+/* The share of a user's --time-limit the Pareto fronts may take before the joint
+ * search. */
 #define FRONT_SHARE 0.5
 
 void cm_multi_options_init(cm_multi_options *o)
@@ -27,7 +28,7 @@ void cm_multi_options_init(cm_multi_options *o)
         .ilp_modes = 4,
         .burst_length = 1024,
         .max_slots = 64,
-        .time_limit_s = CM_MULTI_DEFAULT_TIME_LIMIT_S,
+        .time_limit_s = 0.0, /* no cap: the budgets end the search */
     };
 }
 
@@ -101,18 +102,20 @@ cm_status cm_mt_new_result(const cm_multi_input *models, int n, const cm_board *
     return CM_OK;
 }
 
-/* The fronts take at most FRONT_SHARE of the time limit, shared equally by the models
- * still to do; the joint search has the rest. */
+/* Under a user's time limit the fronts end by `deadline` (FRONT_SHARE of it), each
+ * point with an equal share of what is left; without one (deadline INFINITY) each point
+ * runs to its own budget. The joint search has the rest. */
 static cm_status fronts(const cm_multi_input *models, const cm_board *b, const cm_multi_options *o,
                         double deadline, cm_multi_result *r, cm_error *err)
 {
     double t0 = cm_seconds_now();
+    int caps = o->front_caps < 1 ? 1 : o->front_caps;
     for (int i = 0; i < r->n_models; i++) {
         cm_multi_model *m = &r->models[i];
-        double now = cm_seconds_now();
-        double share = now + (deadline - now) / (r->n_models - i);
+        cm_mt_front_limits lim = {deadline, (r->n_models - 1 - i) * caps, false};
         cm_status st = cm_mt_front(models[i].graph, b, o, r->bandwidth_gbps, r->clock_mhz, m,
-                                   share, err);
+                                   &lim, err);
+        r->stopped_early |= lim.stopped;
         if (st != CM_OK) {
             cm_error_prefix(err, m->name);
             return st;
@@ -161,7 +164,8 @@ static cm_status dse_init(cm_mt_dse *d, const cm_board *b, const cm_multi_option
 {
     const size_t n = (size_t)r->n_models;
     *d = (cm_mt_dse){.o = o, .board = b, .r = r, .n = r->n_models,
-                     .bandwidth = r->bandwidth_gbps * 1e9, .deadline = deadline};
+                     .bandwidth = r->bandwidth_gbps * 1e9, .deadline = deadline,
+                     .work_budget = o->work > 0 ? o->work : CM_MULTI_WORK};
     d->norm = malloc(n * sizeof *d->norm);
     d->cap = malloc(n * sizeof *d->cap);
     d->u = malloc(n * sizeof *d->u);
@@ -223,7 +227,7 @@ static cm_status explore(const cm_board *b, const cm_multi_options *o, double de
                           r->n_models);
     if (st == CM_OK)
         adopt(&d, r);
-    r->stopped_early = d.stopped;
+    r->stopped_early |= d.stopped;
     dse_free(&d);
     r->schedule_time_s = cm_seconds_now() - t0;
     return st;
@@ -240,15 +244,17 @@ cm_status cm_mt_map_since(const cm_multi_input *models, int n, const cm_board *b
                           cm_error *err)
 {
     *out = NULL;
-    /* The limit is on the whole mapping, as the user's clock sees it (from t0); the
-     * fronts take their share of it first. */
+    /* A user's limit is on the whole mapping, as the user's clock sees it (from t0); the
+     * fronts take their share of it first. Without one the budgets end every search and
+     * only the safety cap is on the clock. */
     cm_status st = check(models, n, o, err);
     if (st != CM_OK)
         return st;
     cm_multi_result *r = NULL;
     st = cm_mt_new_result(models, n, board, o, &r, err);
     if (st == CM_OK)
-        st = fronts(models, board, o, t0 + FRONT_SHARE * r->time_limit_s, r, err);
+        st = fronts(models, board, o,
+                    o->time_limit_s > 0 ? t0 + FRONT_SHARE * o->time_limit_s : INFINITY, r, err);
     if (st == CM_OK)
         st = explore(board, o, t0 + r->time_limit_s, r, err);
     if (st != CM_OK) {

@@ -189,9 +189,18 @@ cm_status cm_mt_engine_at(const cm_graph *g, const cm_board *board, const cm_lat
                           const cm_multi_point *p, double cap, const char *design_path,
                           const char *field, cm_multi_engine *e, cm_error *err);
 
+/* The clock a front is built under: a user's deadline (INFINITY: none, each point then
+ * stops by its own budget), the front points of the networks after this one (which
+ * share what is left of the time), and whether a point was cut short or skipped. */
+typedef struct cm_mt_front_limits {
+    double deadline;
+    int points_after;
+    bool stopped;
+} cm_mt_front_limits;
+
 cm_status cm_mt_front(const cm_graph *g, const cm_board *board, const cm_multi_options *o,
-                      double bandwidth_gbps, double clock_mhz, cm_multi_model *m, double deadline,
-                      cm_error *err);
+                      double bandwidth_gbps, double clock_mhz, cm_multi_model *m,
+                      cm_mt_front_limits *lim, cm_error *err);
 void cm_mt_engine_free(cm_multi_engine *e);
 
 /* ---- rate-partitioned schedules (the baseline and its optimised shares) ---- */

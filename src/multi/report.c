@@ -187,8 +187,9 @@ char *cm_multi_report_md(const cm_multi_result *r)
         (unsigned long long)r->joint_points, (unsigned long long)r->joint_feasible,
         (unsigned long long)r->joint_scheduled);
     if (r->stopped_early)
-        cm_strbuf_printf(&b, "- stopped early: the time limit of %g s ended the exploration; "
-                         "this is the best design found by then\n", r->time_limit_s);
+        cm_strbuf_printf(&b, "- stopped early: the time limit of %g s or a search's work "
+                         "budget ended the exploration; this is the best design found by "
+                         "then\n", r->time_limit_s);
     md_models(&b, r);
     md_slots(&b, r);
     return cm_strbuf_take(&b);

@@ -134,16 +134,24 @@ static int *layers_of_columns(const program *p, const n2_space *sp)
     return layer;
 }
 
-/* GLPK gives its root LP and its branch and bound tm_lim each (and its presolver reads
- * no clock), so tm_lim alone lets a program run twice the time left: the callback stops
- * the search at the deadline. Nor does GLPK look at the clock while it initialises
- * pseudo-costs for a branching (a copy of the program and 30 dual simplex iterations per
- * fractional column: 1.5 to 3.6 s for MobileNetV3-Small's exact phase 1), so in the
- * second half of a program's time, or when its longest such branching would not end by
- * the deadline, the callback branches on the most fractional column instead. */
+/* Each program stops after N2_NODE_BUDGET branch-and-bound nodes, and the bisection's
+ * probes after N2_BISECT_NODES together, alike on any machine (the thesis' models take
+ * at most 145 a program; MobileNetV3-Small makes about 50 a second); the deadline is the
+ * user's cap (or a safety cap far above what the budget takes). GLPK gives its root LP
+ * and its branch and bound tm_lim each (and its presolver reads no clock), so tm_lim
+ * alone lets a program run twice the time left: the callback stops the search at the
+ * deadline. Nor does GLPK look at the clock while it initialises pseudo-costs for a
+ * branching (a copy of the program and 30 dual simplex iterations per fractional column:
+ * 1.5 to 3.6 s for MobileNetV3-Small's exact phase 1), so after half the node budget, in
+ * the second half of a program's time, or when its longest such branching would not end
+ * by the deadline, the callback branches on the most fractional column instead. */
+#define N2_NODE_BUDGET 5000
+#define N2_BISECT_NODES 5000
+
 typedef struct n2_watch {
     double deadline, half;
     double branch_started, longest_branch; /* GLPK's own branchings */
+    int nodes, budget;                     /* nodes the program made, and may make */
 } n2_watch;
 
 static void branch_most_fractional(glp_tree *t)
@@ -172,13 +180,15 @@ static void watch(glp_tree *t, void *info)
         w->longest_branch = fmax(w->longest_branch, now - w->branch_started);
         w->branch_started = 0.0;
     }
-    if (now >= w->deadline) {
+    glp_ios_tree_size(t, NULL, NULL, &w->nodes);
+    if (w->nodes >= w->budget || now >= w->deadline) {
         glp_ios_terminate(t);
         return;
     }
     if (glp_ios_reason(t) != GLP_IBRANCH)
         return;
-    if (now >= w->half || now + 2.0 * w->longest_branch >= w->deadline)
+    if (2 * w->nodes >= w->budget || now >= w->half ||
+        now + 2.0 * w->longest_branch >= w->deadline)
         branch_most_fractional(t);
     else
         w->branch_started = now;
@@ -191,8 +201,11 @@ static cm_status solve(program *p, const n2_solve_options *o, bool *feasible, bo
                        bool *stopped, cm_error *err)
 {
     double left_ms = (o->deadline - n2_now()) * 1e3;
+    int budget = N2_NODE_BUDGET;
+    if (o->nodes_left && *o->nodes_left < budget)
+        budget = *o->nodes_left;
     *feasible = *optimal = false;
-    *stopped = !(left_ms >= 1.0);
+    *stopped = !(left_ms >= 1.0) || budget <= 0;
     if (*stopped)
         return CM_OK;
     glp_load_matrix(p->lp, p->m.n, p->m.row, p->m.col, p->m.val);
@@ -204,13 +217,16 @@ static cm_status solve(program *p, const n2_solve_options *o, bool *feasible, bo
      * ResNet20 on the KV260 runs for minutes, with it a tenth of a second. */
     parm.br_tech = GLP_BR_PCH;
     parm.tm_lim = (int)fmin(left_ms, (double)INT_MAX); /* also the root LP's smcp.tm_lim */
-    n2_watch w = {.deadline = o->deadline, .half = n2_now() + left_ms * 0.5e-3};
+    n2_watch w = {.deadline = o->deadline, .half = n2_now() + left_ms * 0.5e-3,
+                  .budget = budget};
     parm.cb_func = watch;
     parm.cb_info = &w;
     /* GLPK's cut generators print even at GLP_MSG_OFF; restore the caller's setting. */
     int term = glp_term_out(GLP_OFF);
     int rc = glp_intopt(p->lp, &parm);
     glp_term_out(term);
+    if (o->nodes_left) /* a program the presolver settles counts 1 */
+        *o->nodes_left -= w.nodes > 0 ? w.nodes : 1;
     int status = glp_mip_status(p->lp);
     *stopped = rc == GLP_ETMLIM || rc == GLP_ESTOP;
     *feasible = status == GLP_OPT || status == GLP_FEAS;
@@ -459,13 +475,15 @@ static cm_status bisect(const n2_space *sp, const n2_budget *b, const n2_solve_o
     if (!probe)
         return cm_error_nomem(err);
     cm_status st = CM_OK;
-    int lo = 0, hi = n - 1;
+    int lo = 0, hi = n - 1, nodes_left = N2_BISECT_NODES;
+    n2_solve_options po = *o;
+    po.nodes_left = &nodes_left;
     *best = -1;
-    while (st == CM_OK && lo <= hi && n2_now() < o->deadline) {
+    while (st == CM_OK && lo <= hi && n2_now() < o->deadline && nodes_left > 0) {
         int mid = lo + (hi - lo) / 2;
         bool feasible = false;
         cm_nn2fpga_phase probe_phase = {0};
-        st = n2_phase2(sp, b, o, cand[mid], true, probe, &feasible, &probe_phase, err);
+        st = n2_phase2(sp, b, &po, cand[mid], true, probe, &feasible, &probe_phase, err);
         ph1->programs++;
         ph1->time_s += probe_phase.time_s;
         if (probe_phase.variables > ph1->variables)
@@ -483,7 +501,7 @@ static cm_status bisect(const n2_space *sp, const n2_budget *b, const n2_solve_o
             lo = mid + 1;
         }
     }
-    if (lo <= hi) { /* the deadline ended the bisection */
+    if (lo <= hi) { /* the deadline or the node budget ended the bisection */
         ph1->stopped_early = true;
         ph1->optimal = false;
     }

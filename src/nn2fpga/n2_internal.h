@@ -82,6 +82,8 @@ cm_status n2_space_check_minimum(const n2_space *sp, const n2_budget *b, const c
 typedef struct n2_solve_options {
     double deadline; /* n2_now() at which every program stops (GLPK's tm_lim is the time
                       * left, the search is stopped there); the solver is not called after */
+    int *nodes_left; /* NULL: each program may make N2_NODE_BUDGET branch-and-bound nodes;
+                      * else the nodes its programs may still make together (n2_bip.c) */
 } n2_solve_options;
 
 /* Phase 1 as one program, S a variable (the exact optimiser). *found is false (and CM_OK

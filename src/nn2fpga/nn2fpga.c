@@ -29,12 +29,68 @@ static cm_status apply_choice(cm_nn2fpga_result *r, const n2_space *sp, const in
     return CM_OK;
 }
 
+/* First-frame latency as the generated hardware has it (cycle-level simulation,
+ * tests/test_sim_nn2fpga.c, within 10 % on the shared models). Layer i's input stream
+ * starts at F_(i-1) and ends at E_(i-1) (the input port: 0 and ih * iw, a pixel a cycle),
+ * arriving evenly at the rate of the slowest stage before it. Its window buffer writes the
+ * first window once the rows and columns it needs below and right of the output have
+ * arrived, w_i = ((fh - 1 - pad) * iw + fw - pad) * ich of A_i = ich * ih * iw activations
+ * (eq. 3.5's B_i less the padding, which is never read); its computation takes
+ * g_i = lc / (oh * ow / ow_par) cycles per output pixel group. After its last input it
+ * still computes the t_i pixel groups whose windows need no more (the output rows below
+ * the last input row's reach, at least one group). So
+ *   F_i = F_(i-1) + ceil(w_i * (E_(i-1) - F_(i-1)) / A_i) + g_i
+ *   E_i = max(E_(i-1) + t_i * g_i, F_i + max(lc_i, lw_i))
+ * (done after its last input and tail, or one frame time after its first output,
+ * whichever is later) and latency = E_last + (batch - 1) * S. Padding is taken as "same"
+ * ((fh - 1) / 2) when the output is ceil(ih / stride) rows, else none. */
+static int64_t stride_of(const cm_nn2fpga_layer *l)
+{
+    return l->oh > 0 && l->ih / l->oh > 1 ? l->ih / l->oh : 1;
+}
+
+static int64_t pad_of(const cm_nn2fpga_layer *l)
+{
+    return l->fh > 1 && l->oh * stride_of(l) >= l->ih ? (l->fh - 1) / 2 : 0;
+}
+
+static int64_t fill_activations(const cm_nn2fpga_layer *l)
+{
+    if (l->window_activations <= 0 || l->oh < 1)
+        return 0;
+    return ((l->fh - 1 - pad_of(l)) * l->iw + l->fw - pad_of(l)) * l->ich;
+}
+
+/* Output pixel groups computed after the last input arrives: the rows oy whose window
+ * reaches the last input row (oy * s + fh - 1 - pad >= ih - 1). */
+static int64_t tail_groups(const cm_nn2fpga_layer *l, int64_t per_row)
+{
+    int64_t s = stride_of(l), first = (l->ih - l->fh + pad_of(l) + s - 1) / s;
+    int64_t rows = l->window_activations > 0 && first < l->oh ? l->oh - (first > 0 ? first : 0) : 0;
+    return rows * per_row > 1 ? rows * per_row : 1;
+}
+
+static int64_t first_frame_latency(const cm_nn2fpga_result *r)
+{
+    int64_t first = 0, last = r->n_layers > 0 ? r->layers[0].ih * r->layers[0].iw : 0;
+    for (int t = 0; t < r->n_layers; t++) {
+        const cm_nn2fpga_layer *l = &r->layers[t];
+        int64_t per_row = l->ow / (l->ow_par > 0 ? l->ow_par : 1), groups = l->oh * per_row;
+        int64_t a = l->ich * l->ih * l->iw;
+        int64_t g = groups > 0 ? (l->lc + groups - 1) / groups : 0;
+        int64_t fill = a > 0 ? (fill_activations(l) * (last - first) + a - 1) / a : 0;
+        int64_t frame = l->lc > l->lw ? l->lc : l->lw, tail = tail_groups(l, per_row) * g;
+        first += fill + g;
+        last = last + tail > first + frame ? last + tail : first + frame;
+    }
+    return last;
+}
+
 void n2_totals(cm_nn2fpga_result *r, int batch)
 {
     r->dsp = r->uram = 0;
     r->bram18 = r->bram_skip;
     r->period = 0;
-    int64_t fill = 0;
     for (int t = 0; t < r->n_layers; t++) {
         const cm_nn2fpga_layer *l = &r->layers[t];
         r->dsp += l->dsp;
@@ -43,14 +99,13 @@ void n2_totals(cm_nn2fpga_result *r, int batch)
         int64_t lat = l->lc > l->lw ? l->lc : l->lw;
         if (lat > r->period)
             r->period = lat;
-        /* Cycles before the layer's first window is complete: the pipeline fill. */
-        fill += (l->window_activations + l->ich_par * l->ow_par - 1) / (l->ich_par * l->ow_par);
     }
+    int64_t first = first_frame_latency(r);
     r->batch = batch > 0 ? batch : 1;
     /* Saturates rather than wraps: a design file may ask for any batch in range. */
     int64_t frames;
-    if (__builtin_mul_overflow((int64_t)r->batch, r->period, &frames) ||
-        __builtin_add_overflow(frames, fill, &r->latency_cycles))
+    if (__builtin_mul_overflow((int64_t)r->batch - 1, r->period, &frames) ||
+        __builtin_add_overflow(frames, first, &r->latency_cycles))
         r->latency_cycles = INT64_MAX;
     r->fps = r->clock_mhz * 1e6 / (double)r->period;
 }

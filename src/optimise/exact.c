@@ -12,7 +12,9 @@
 
 #include "util/progress.h"
 
-#define EX_DEFAULT_TIME_LIMIT_S 60.0
+/* Without --time-limit the node budget ends the search; this cap only guards what the
+ * budget does not count (GLPK's root relaxations), far above what it takes. */
+#define EX_DEFAULT_TIME_LIMIT_S 600.0
 /* A small cut graph may finish its set-up this fraction of the limit (or at least
  * EX_SETUP_GRACE_MIN_S) past the deadline, so that a bound comes with the answer while
  * the command keeps within 10% of any limit of a second or more. */
@@ -195,6 +197,7 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
     cm_status st = ex_problem_init(&p, d, deadline, err);
     p.setup_grace = deadline + fmax(EX_SETUP_GRACE_FRACTION * limit, EX_SETUP_GRACE_MIN_S);
     p.progress = o->progress;
+    p.bb_budget = o->max_nodes > 0 ? o->max_nodes : CM_OPTIMISE_EXACT_NODES;
     /* a hair above, so that the search may still find a design of equal cost */
     p.warm_ub = warm ? warm_cost * (1 + 1e-9) : INFINITY;
     if (st == CM_OK)

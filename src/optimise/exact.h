@@ -19,7 +19,9 @@
  * of node slow enough to keep the segment under the bandwidth limit (eq. 7). */
 typedef struct ex_config {
     int64_t in, out, kernel;
-    double cycles, depth;
+    double cycles;
+    double depth;          /* cm_design_depth_bound: summed over a chain, a lower bound */
+    cm_block_timing timing; /* the first frame's terms, compared for dominance */
     cm_resources res;
     double dom_cycles;
 } ex_config;
@@ -49,6 +51,9 @@ typedef struct ex_problem {
     double warm_ub;        /* cost of a known feasible design (INFINITY if none): a
                             * cutoff before the search has an incumbent of its own */
     bool progress;         /* draw a progress bar */
+    int64_t bb_nodes;      /* GLPK branch-and-bound nodes over every program so far */
+    int64_t bb_budget;     /* ... and the most allowed */
+    bool budget_hit;       /* the node budget stopped a program or the search */
     uint64_t evaluations;  /* cm_design_node_cost_at calls */
     int ilps;              /* integer programs solved */
 } ex_problem;
@@ -67,6 +72,17 @@ typedef struct ex_segment {
     double io_bits;          /* bits per sample in and out of the segment (eq. 7) */
     bool chain;              /* one path: the depth is a sum */
 } ex_segment;
+
+/* The exact search's budget is cm_optimise_options.max_nodes (CM_OPTIMISE_EXACT_NODES):
+ * branch-and-bound nodes over all its integer programs. It ends the search alike on any
+ * machine; the time limit is only the user's cap (and, without one, a safety cap far
+ * above what the budget takes on this project's models). EX_SETUP_WORK is the segment
+ * set-up's (segments times nodes: each costs a pass over the design) before the cut
+ * graph is given up as incomplete: about 20 s here. */
+#define EX_SETUP_WORK 500000000LL
+
+/* Whether the node budget or the deadline has ended the search. */
+bool ex_out_of_work(const ex_problem *p);
 
 /* ---- exact_model.c ---- */
 /* Resource k of r, in cm_resources order (DSP, BRAM18, URAM, LUT, FF). */

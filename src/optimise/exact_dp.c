@@ -130,11 +130,22 @@ static cm_status cuts_init(dp *g, cm_error *err)
     return st;
 }
 
-/* Longest path of the least depths through the segment (a chain: their sum). */
+/* The least depths summed over a chain segment (cm_design_depth_bound); 0 off a chain,
+ * where they do not bound the first frame. */
 static double depth_floor(const ex_problem *p, int first, int end)
 {
     if (!p->has_depth)
         return 0.0;
+    for (int i = first; i < end; i++) {
+        const cm_hd_node *hn = &p->d->hd.nodes[i];
+        int in = 0, out = 0;
+        for (int k = 0; k < hn->n_pred; k++)
+            in += hn->pred[k] >= first && hn->pred[k] < end;
+        for (int k = 0; k < hn->n_succ; k++)
+            out += hn->succ[k] >= first && hn->succ[k] < end;
+        if (in > 1 || out > 1)
+            return 0.0;
+    }
     double best = 0.0, local[end - first];
     for (int i = end - 1; i >= first; i--) {
         const cm_hd_node *hn = &p->d->hd.nodes[i];
@@ -226,9 +237,12 @@ static cm_status rows_init(dp *g, cm_error *err)
         int n = fitting_row(g, a);
         if (n == 0)
             continue;
-        if (g->n_segs + n > EX_MAX_SEGMENTS || setup_late(g)) {
+        /* segments set up cost a pass over the design each: the budget is in passes */
+        long long by_work = EX_SETUP_WORK / (g->p->n > 0 ? g->p->n : 1);
+        long most = by_work < EX_MAX_SEGMENTS ? (long)by_work : EX_MAX_SEGMENTS;
+        if (g->n_segs + n > most || setup_late(g)) {
             g->incomplete = true;
-            g->over_budget = g->n_segs + n > EX_MAX_SEGMENTS;
+            g->over_budget = g->n_segs + n > most;
             return CM_OK;
         }
         if (!(g->row[a] = calloc((size_t)n, sizeof *g->row[a])))
@@ -654,13 +668,13 @@ static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
         show_progress(p, &bar, res);
         if (isinf(res->lb) || fmin(res->ub, p->warm_ub) <= res->lb * (1 + 1e-12))
             break;
-        if (stuck || cm_seconds_now() >= p->deadline) {
+        if (stuck || ex_out_of_work(p)) {
             res->timed_out = true;
             break;
         }
         int n = backtrack(g, g->lb, steps);
         suffix_pass(g);
-        for (int i = 0; i < n && st == CM_OK && !stuck && cm_seconds_now() < p->deadline; i++) {
+        for (int i = 0; i < n && st == CM_OK && !stuck && !ex_out_of_work(p); i++) {
             double lb, ub;
             step_cost(steps[i].sg, steps[i].s, steps[i].t, &lb, &ub);
             if (ub > lb)
@@ -685,7 +699,7 @@ cm_status ex_search(ex_problem *p, ex_result *res, cm_error *err)
         res->timed_out = res->no_bound = true;
         snprintf(res->why, sizeof res->why,
                  "the %s stopped the exact optimiser while it set up its cut graph (%ld "
-                 "segments)", g.over_budget ? "segment budget" : "time limit",
+                 "segments)", g.over_budget ? "set-up budget" : "time limit",
                  g.n_segs);
         dp_free(&g);
         return CM_OK;
@@ -694,7 +708,11 @@ cm_status ex_search(ex_problem *p, ex_result *res, cm_error *err)
         st = search_loop(&g, res, err);
     if (st == CM_OK && !isinf(res->ub))
         st = take_result(&g, res, err);
-    if (st == CM_OK && res->timed_out)
+    if (st == CM_OK && res->timed_out && (p->budget_hit || p->bb_nodes >= p->bb_budget))
+        snprintf(res->why, sizeof res->why,
+                 "the budget of %lld branch-and-bound nodes stopped the search after %d "
+                 "integer programs", (long long)p->bb_budget, p->ilps);
+    else if (st == CM_OK && res->timed_out)
         snprintf(res->why, sizeof res->why,
                  "the time limit stopped the search after %d integer programs", p->ilps);
     dp_free(&g);

@@ -4,9 +4,13 @@
  * node slower than the bandwidth limit (eq. 7: the interval is the slowest node's
  * cycles, so a partition that runs too fast is infeasible, and this disjunction is
  * exact where a bound on T would not be); the edge rules per folding value (eq. 10,
- * divisibility); on fpgaConvNet the pipeline depth as a longest path; minimise
- * batch * T + D. Solved by GLPK's branch and cut; the answer is re-evaluated by the
- * design, which must agree with the solver's objective. */
+ * divisibility); on a chain segment the first frame (src/design/first_frame.c) as
+ * continuous first-output, start and last-output times per node, each at least what
+ * its configuration's timing adds to its producer's, and D at least the last output less
+ * T; minimise batch * T + D. The times are pushed down onto the recurrence's maxima, so
+ * the program's optimum is the design's cost; off a chain D is left out (a lower bound).
+ * Solved by GLPK's branch and cut; the answer is re-evaluated by the design, which must
+ * agree with the solver's objective (or, off a chain, not be below it). */
 #include "optimise/exact.h"
 
 #include <glpk.h>
@@ -25,7 +29,7 @@ typedef struct ilp {
     int *off;       /* n + 1 offsets into the flattened configurations */
     int *col;       /* column per flattened configuration, 0 when left out */
     int t_col, d_col;
-    int *dn_col;    /* per node: depth of the longest path from it (non-chain only) */
+    int *frame_col; /* per node, chain segments: first output, start, last output */
     int *ind;       /* one row's coefficients, 1-based as GLPK wants them */
     double *val;
     double t_lb;    /* T's bound in the program: the fastest node, eq. 7's floor */
@@ -35,6 +39,8 @@ typedef struct ilp {
 typedef struct ilp_watch {
     double deadline, bound;
     bool have_bound;
+    ex_problem *p;
+    int nodes; /* GLPK's count of the nodes this program made */
 } ilp_watch;
 
 static const ex_config *cfg_of(const ilp *m, int k, int node_in_seg)
@@ -48,7 +54,7 @@ static void ilp_free(ilp *m)
         glp_delete_prob(m->lp);
     free(m->off);
     free(m->col);
-    free(m->dn_col);
+    free(m->frame_col);
     free(m->ind);
     free(m->val);
 }
@@ -67,11 +73,11 @@ static cm_status ilp_alloc(ilp *m, ex_problem *p, const ex_segment *s, cm_error 
         m->off[i + 1] = m->off[i] + p->nodes[s->first + i].n_cfg;
     size_t total = (size_t)m->off[m->n] + (size_t)m->n + 4;
     m->col = calloc(total, sizeof *m->col);
-    m->dn_col = calloc((size_t)m->n, sizeof *m->dn_col);
+    m->frame_col = calloc(3 * (size_t)m->n, sizeof *m->frame_col);
     m->ind = malloc(total * sizeof *m->ind);
     m->val = malloc(total * sizeof *m->val);
     m->lp = glp_create_prob();
-    if (!m->col || !m->dn_col || !m->ind || !m->val || !m->lp)
+    if (!m->col || !m->frame_col || !m->ind || !m->val || !m->lp)
         return cm_error_nomem(err);
     return CM_OK;
 }
@@ -114,29 +120,38 @@ static bool select_configs(ilp *m, const uint8_t *allowed)
     return !isinf(m->t_floor);
 }
 
+/* Whether the program models the first frame: a chain segment (off a chain the
+ * slowest node need not be on the path a bound would follow). */
+static bool models_frame(const ilp *m)
+{
+    return m->p->has_depth && m->s->chain;
+}
+
+static int add_free_col(ilp *m, double obj)
+{
+    int j = glp_add_cols(m->lp, 1);
+    glp_set_col_bnds(m->lp, j, GLP_LO, 0.0, 0.0);
+    glp_set_obj_coef(m->lp, j, obj);
+    return j;
+}
+
 static void add_columns(ilp *m)
 {
-    bool sum_depth = m->p->has_depth && m->s->chain;
     for (int i = 0; i < m->n; i++)
         for (int k = m->off[i]; k < m->off[i + 1]; k++) {
             if (!m->col[k])
                 continue;
             int j = m->col[k] = glp_add_cols(m->lp, 1);
             glp_set_col_kind(m->lp, j, GLP_BV);
-            glp_set_obj_coef(m->lp, j, sum_depth ? cfg_of(m, k, i)->depth : 0.0);
         }
     m->t_col = glp_add_cols(m->lp, 1);
     glp_set_col_bnds(m->lp, m->t_col, GLP_LO, m->t_lb, 0.0);
     glp_set_obj_coef(m->lp, m->t_col, m->p->batch);
-    if (!m->p->has_depth || m->s->chain)
+    if (!models_frame(m))
         return;
-    for (int i = 0; i < m->n; i++) {
-        m->dn_col[i] = glp_add_cols(m->lp, 1);
-        glp_set_col_bnds(m->lp, m->dn_col[i], GLP_LO, 0.0, 0.0);
-    }
-    m->d_col = glp_add_cols(m->lp, 1);
-    glp_set_col_bnds(m->lp, m->d_col, GLP_LO, 0.0, 0.0);
-    glp_set_obj_coef(m->lp, m->d_col, 1.0);
+    for (int i = 0; i < 3 * m->n; i++)
+        m->frame_col[i] = add_free_col(m, 0.0);
+    m->d_col = add_free_col(m, 1.0);
 }
 
 static void add_row(ilp *m, int len, int type, double lb, double ub)
@@ -165,7 +180,6 @@ static int put_node(ilp *m, int len, int i, double (*f)(const ex_config *, const
 
 static double w_one(const ex_config *c, const void *arg) { (void)c; (void)arg; return 1.0; }
 static double w_cycles(const ex_config *c, const void *arg) { (void)arg; return c->cycles; }
-static double w_depth(const ex_config *c, const void *arg) { (void)arg; return c->depth; }
 static double w_res(const ex_config *c, const void *arg)
 {
     return (double)ex_res_kind(&c->res, *(const int *)arg);
@@ -266,35 +280,183 @@ static void add_edge_rows(ilp *m, int u, int v)
     }
 }
 
-/* Longest path of pipeline depths: dn(i) >= depth(i) + dn(j) for each successor j in
- * the segment, D >= dn(i). Minimising D makes it the longest path. */
-static void add_depth_rows(ilp *m, int i, const cm_hd_node *hn)
+/* ---- the first frame on a chain segment (src/design/first_frame.c) ---- */
+
+typedef struct frame_arg {
+    const ilp *m;
+    int i;            /* node in the segment */
+    double words;     /* its input words a sample */
+    double burst;     /* words its producer writes at once */
+} frame_arg;
+
+/* The share of the producer's output span after which the k-th input word is in. */
+static double span_share(const frame_arg *a, double k)
 {
-    int first = m->s->first;
-    bool leaf = true;
-    for (int k = 0; k < hn->n_succ; k++) {
-        int j = hn->succ[k] - first;
-        if (j >= m->n)
+    if (k <= a->burst || a->words <= a->burst)
+        return 0.0;
+    return fmin((k - a->burst) / (a->words - a->burst), 1.0);
+}
+
+static double source_cycles(const ex_config *c, const frame_arg *a)
+{
+    return a->words / (c->timing.beat_words > 0 ? c->timing.beat_words : 1.0);
+}
+
+static double w_fill_own(const ex_config *c, const void *arg)
+{
+    (void)arg;
+    return c->timing.fill_cycles + c->timing.head_cycles;
+}
+static double w_start_own(const ex_config *c, const void *arg)
+{
+    (void)arg;
+    return c->timing.start_cycles;
+}
+static double w_rest(const ex_config *c, const void *arg) { (void)arg; return c->timing.rest_cycles; }
+static double w_tail(const ex_config *c, const void *arg) { (void)arg; return c->timing.tail_cycles; }
+/* From off-chip memory: the first output after the fill share of the input's stream. */
+static double w_fill_source(const ex_config *c, const void *arg)
+{
+    const frame_arg *a = arg;
+    return span_share(a, c->timing.fill_words) * source_cycles(c, a) + c->timing.head_cycles;
+}
+static double w_start_source(const ex_config *c, const void *arg)
+{
+    const frame_arg *a = arg;
+    return span_share(a, c->timing.start_words) * source_cycles(c, a);
+}
+static double w_tail_source(const ex_config *c, const void *arg)
+{
+    const frame_arg *a = arg;
+    return source_cycles(c, a) + c->timing.tail_cycles;
+}
+
+/* Appends coefficient v on column col. */
+static int put_col(ilp *m, int len, int col, double v)
+{
+    m->ind[++len] = col;
+    m->val[len] = v;
+    return len;
+}
+
+/* x >= y + sum_k w(k) x_k, as x - y - sum >= 0 (y = 0: from memory). */
+static void add_after(ilp *m, int i, int x, int y, double (*w)(const ex_config *, const void *),
+                      const void *arg)
+{
+    int len = put_col(m, 0, x, 1.0);
+    if (y)
+        len = put_col(m, len, y, -1.0);
+    len = put_node(m, len, i, w, arg, -1.0);
+    add_row(m, len, GLP_LO, 0.0, 0.0);
+}
+
+static double w_head(const ex_config *c, const void *arg) { (void)arg; return c->timing.head_cycles; }
+
+/* x >= a + (z - a) * share_k + add_k when configuration k is chosen. One row when every
+ * configuration has the same share; else a row per configuration, relaxed by big_m when
+ * it is not chosen (kept rare: GLPK's integrality tolerance times big_m is slack). */
+static void add_share_rows(ilp *m, int i, int x, int a, int z, bool fill, const frame_arg *fa,
+                           double big_m)
+{
+    double common = -1.0;
+    bool same = true;
+    for (int k = m->off[i]; k < m->off[i + 1]; k++) {
+        if (!m->col[k])
             continue;
-        leaf = false;
-        int len = put_node(m, 0, i, w_depth, NULL, -1.0);
-        m->ind[++len] = m->dn_col[i];
-        m->val[len] = 1.0;
-        m->ind[++len] = m->dn_col[j];
-        m->val[len] = -1.0;
+        const ex_config *c = cfg_of(m, k, i);
+        const double v = span_share(fa, fill ? c->timing.fill_words : c->timing.start_words);
+        same &= common < 0 || v == common;
+        common = v;
+    }
+    if (same && common >= 0) {
+        int len = put_col(m, 0, x, 1.0);
+        if (common < 1.0)
+            len = put_col(m, len, a, -(1.0 - common));
+        if (common > 0.0)
+            len = put_col(m, len, z, -common);
+        if (fill)
+            len = put_node(m, len, i, w_head, NULL, -1.0);
+        add_row(m, len, GLP_LO, 0.0, 0.0);
+        return;
+    }
+    for (int k = m->off[i]; k < m->off[i + 1]; k++) {
+        if (!m->col[k])
+            continue;
+        const ex_config *c = cfg_of(m, k, i);
+        const double share = span_share(fa, fill ? c->timing.fill_words : c->timing.start_words);
+        const double add = fill ? c->timing.head_cycles : 0.0;
+        int len = put_col(m, 0, x, 1.0);
+        if (share < 1.0)
+            len = put_col(m, len, a, -(1.0 - share));
+        if (share > 0.0)
+            len = put_col(m, len, z, -share);
+        len = put_col(m, len, m->col[k], -(add + big_m));
+        add_row(m, len, GLP_LO, -big_m, 0.0);
+    }
+}
+
+/* The longest any node's last output can come, over every choice: a big-M that
+ * relaxes the rows of configurations not chosen. */
+static double frame_bound(const ilp *m)
+{
+    double total = 0.0;
+    for (int i = 0; i < m->n; i++) {
+        const int node = m->s->first + i;
+        frame_arg fa = {m, i, (double)m->p->d->hd.nodes[node].size_in, 1.0};
+        double most = 0.0;
+        for (int k = m->off[i]; k < m->off[i + 1]; k++) {
+            if (!m->col[k])
+                continue;
+            const ex_config *c = cfg_of(m, k, i);
+            const cm_block_timing *t = &c->timing;
+            double v = t->fill_cycles + t->head_cycles + t->start_cycles + t->rest_cycles +
+                       t->tail_cycles;
+            if (i == 0)
+                v += source_cycles(c, &fa);
+            most = fmax(most, v);
+        }
+        total += most;
+    }
+    return 2.0 * total + 1.0;
+}
+
+/* Node i's first output F, start S and last output L from its producer's (i - 1, or
+ * off-chip memory for the segment's first node), and D >= L - T at the end. */
+static void add_frame_rows(ilp *m)
+{
+    const double big_m = frame_bound(m);
+    for (int i = 0; i < m->n; i++) {
+        const int node = m->s->first + i;
+        const int F = m->frame_col[3 * i], S = m->frame_col[3 * i + 1], L = m->frame_col[3 * i + 2];
+        frame_arg fa = {m, i, (double)m->p->d->hd.nodes[node].size_in, 1.0};
+        if (fa.words <= 0)
+            fa.words = 1.0;
+        if (i == 0) {
+            add_after(m, i, F, 0, w_fill_own, NULL);
+            add_after(m, i, F, 0, w_fill_source, &fa);
+            add_after(m, i, S, 0, w_start_own, NULL);
+            add_after(m, i, S, 0, w_start_source, &fa);
+            add_after(m, i, L, 0, w_tail_source, &fa);
+        } else {
+            const int a = m->frame_col[3 * (i - 1)], z = m->frame_col[3 * (i - 1) + 2];
+            /* the producer's burst: the same for all its configurations on every backend */
+            const ex_node *pn = &m->p->nodes[node - 1];
+            fa.burst = pn->n_cfg > 0 ? pn->cfg[0].timing.burst_words : 1.0;
+            add_after(m, i, F, a, w_fill_own, NULL);
+            add_share_rows(m, i, F, a, z, true, &fa, big_m);
+            add_after(m, i, S, a, w_start_own, NULL);
+            add_share_rows(m, i, S, a, z, false, &fa, big_m);
+            add_after(m, i, L, z, w_tail, NULL);
+        }
+        add_after(m, i, L, S, w_rest, NULL);
+        int len = put_col(m, 0, L, 1.0);
+        len = put_col(m, len, F, -1.0);
         add_row(m, len, GLP_LO, 0.0, 0.0);
     }
-    if (leaf) {
-        int len = put_node(m, 0, i, w_depth, NULL, -1.0);
-        m->ind[++len] = m->dn_col[i];
-        m->val[len] = 1.0;
-        add_row(m, len, GLP_LO, 0.0, 0.0);
-    }
-    m->ind[1] = m->d_col;
-    m->val[1] = 1.0;
-    m->ind[2] = m->dn_col[i];
-    m->val[2] = -1.0;
-    add_row(m, 2, GLP_LO, 0.0, 0.0);
+    int len = put_col(m, 0, m->d_col, 1.0);
+    len = put_col(m, len, m->frame_col[3 * (m->n - 1) + 2], -1.0);
+    len = put_col(m, len, m->t_col, 1.0);
+    add_row(m, len, GLP_LO, 0.0, 0.0);
 }
 
 static void add_graph_rows(ilp *m)
@@ -306,24 +468,16 @@ static void add_graph_rows(ilp *m)
             for (int k = 0; k < hn->n_succ; k++)
                 if (hn->succ[k] < m->s->end)
                     add_edge_rows(m, i, hn->succ[k] - m->s->first);
-        if (m->d_col)
-            add_depth_rows(m, i, hn);
     }
-}
-
-static double w_depth_if_summed(const ex_config *c, const void *arg)
-{
-    return *(const bool *)arg ? c->depth : 0.0;
+    if (models_frame(m))
+        add_frame_rows(m);
 }
 
 /* The objective at most the cutoff: GLPK then prunes every branch that cannot beat
  * it, and reports the program infeasible when none can. */
 static void add_cutoff_row(ilp *m, double cutoff_s)
 {
-    bool sum_depth = m->p->has_depth && m->s->chain;
     int len = 0;
-    for (int i = 0; i < m->n; i++)
-        len = put_node(m, len, i, w_depth_if_summed, &sum_depth, 1.0);
     m->ind[++len] = m->t_col;
     m->val[len] = m->p->batch;
     if (m->d_col) {
@@ -333,6 +487,8 @@ static void add_cutoff_row(ilp *m, double cutoff_s)
     add_row(m, len, GLP_UP, 0.0, cutoff_s * m->p->clock_hz);
 }
 
+/* Stops the program at the deadline or when the nodes it has made (every node GLPK
+ * created, pruned ones included) would spend the search's node budget. */
 static void watch(glp_tree *t, void *info)
 {
     ilp_watch *w = info;
@@ -341,8 +497,18 @@ static void watch(glp_tree *t, void *info)
         w->bound = glp_ios_node_bound(t, best);
         w->have_bound = true;
     }
-    if (cm_seconds_now() >= w->deadline)
+    glp_ios_tree_size(t, NULL, NULL, &w->nodes);
+    if (w->p->bb_nodes + w->nodes >= w->p->bb_budget) {
+        w->p->budget_hit = true;
         glp_ios_terminate(t);
+    } else if (cm_seconds_now() >= w->deadline) {
+        glp_ios_terminate(t);
+    }
+}
+
+bool ex_out_of_work(const ex_problem *p)
+{
+    return p->bb_nodes >= p->bb_budget || cm_seconds_now() >= p->deadline;
 }
 
 static void read_choice(const ilp *m, int *choice)
@@ -386,12 +552,15 @@ static cm_status read_answer(ilp *m, int ret, const ilp_watch *w, double cutoff_
     double obj_s = status == GLP_OPT || status == GLP_FEAS ? glp_mip_obj_val(m->lp) / m->p->clock_hz
                                                            : INFINITY;
     if (status == GLP_OPT && ret == 0) {
-        if (!(fabs(obj_s - sol->ub) <= 1e-9 * fabs(sol->ub)))
+        /* On a chain the program's optimum is the design's cost; off a chain it leaves
+         * the first frame out and bounds the segment from below. */
+        const bool exact = models_frame(m) || !m->p->has_depth;
+        if (!(obj_s <= sol->ub * (1 + 1e-9)) || (exact && !(obj_s >= sol->ub * (1 - 1e-9))))
             return cm_error_set(err, CM_EINTERNAL,
                                 "the integer program for nodes %d to %d predicts %.12g s, the "
                                 "design evaluates %.12g s",
                                 m->s->first, m->s->end - 1, obj_s, sol->ub);
-        sol->lb = sol->ub;
+        sol->lb = exact ? sol->ub : obj_s;
         return CM_OK;
     }
     /* Stopped by the deadline: the best open node bounds what remains unexplored. */
@@ -424,7 +593,7 @@ cm_status ex_solve_segment(ex_problem *p, const ex_segment *s, const uint8_t *al
         add_graph_rows(&m);
         if (!isinf(cutoff_s))
             add_cutoff_row(&m, cutoff_s);
-        ilp_watch w = {.deadline = p->deadline};
+        ilp_watch w = {.deadline = p->deadline, .p = p};
         glp_iocp parm;
         glp_init_iocp(&parm);
         parm.msg_lev = GLP_MSG_OFF;
@@ -438,6 +607,7 @@ cm_status ex_solve_segment(ex_problem *p, const ex_segment *s, const uint8_t *al
         parm.bt_tech = GLP_BT_BPH;
         p->ilps++;
         int ret = glp_intopt(m.lp, &parm);
+        p->bb_nodes += w.nodes > 0 ? w.nodes : 1; /* a program the presolver settles: 1 */
         st = read_answer(&m, ret, &w, cutoff_s, sol, err);
     }
     ilp_free(&m);

@@ -60,17 +60,37 @@ static void res_min(cm_resources *acc, const cm_resources *r)
     if (r->ff < acc->ff) acc->ff = r->ff;
 }
 
+/* Whether x's first-frame terms are each no worse than y's (the partition's first frame
+ * grows with every one of them, and shrinks with the off-chip beat), and whether one
+ * is better. */
+static bool timing_no_worse(const cm_block_timing *x, const cm_block_timing *y, bool *better)
+{
+    const double xs[8] = {x->fill_words, x->fill_cycles, x->head_cycles, x->start_words,
+                          x->start_cycles, x->rest_cycles, x->tail_cycles, -x->beat_words};
+    const double ys[8] = {y->fill_words, y->fill_cycles, y->head_cycles, y->start_words,
+                          y->start_cycles, y->rest_cycles, y->tail_cycles, -y->beat_words};
+    for (int k = 0; k < 8; k++) {
+        if (xs[k] > ys[k])
+            return false;
+        *better |= xs[k] < ys[k];
+    }
+    return true;
+}
+
 /* Whether configuration x dominates y: same interface where an edge constrains it,
- * no worse in cycles, depth and every resource, and better in one (or, when equal in
- * all, earlier in the list, so that exactly one of a set of equals survives). */
+ * no worse in cycles, every first-frame term and every resource, and better in one (or,
+ * when equal in all, earlier in the list, so that exactly one of a set of equals
+ * survives). */
 static bool dominates(const ex_config *x, int ix, const ex_config *y, int iy, bool in_keyed,
                       bool out_keyed)
 {
     if ((in_keyed && x->in != y->in) || (out_keyed && x->out != y->out))
         return false;
-    if (x->cycles > y->cycles || x->depth > y->depth || !ex_res_fits(&x->res, &y->res))
+    bool better = false;
+    if (x->cycles > y->cycles || !timing_no_worse(&x->timing, &y->timing, &better) ||
+        !ex_res_fits(&x->res, &y->res))
         return false;
-    if (x->cycles < y->cycles || x->depth < y->depth || !res_eq(&x->res, &y->res))
+    if (better || x->cycles < y->cycles || !res_eq(&x->res, &y->res))
         return true;
     return ix < iy;
 }
@@ -130,7 +150,12 @@ static void add_config(ex_problem *p, int i, ex_node *en, const int64_t f[3])
     if ((hn->flags & CM_HD_INTRA) && f[0] != f[1])
         return;
     ex_config c = {.in = f[0], .out = f[1], .kernel = f[2]};
-    cm_design_node_cost_at(p->d, i, f[0], f[1], f[2], &c.cycles, &c.depth, &c.res);
+    cm_block_cost cost;
+    cm_design_node_block_cost(p->d, i, f, &cost);
+    c.cycles = cost.cycles;
+    c.depth = cm_design_depth_bound(&cost);
+    c.timing = cost.timing;
+    c.res = cost.res;
     p->evaluations++;
     res_min(&en->min_res, &c.res);
     double ratio = worst_ratio(&c.res, &p->d->board.resources);
@@ -186,7 +211,7 @@ cm_status ex_problem_init(ex_problem *p, cm_design *d, double deadline, cm_error
     p->batch = d->opt.batch;
     p->clock_hz = d->clock_hz;
     p->reconf_s = d->board.reconfiguration_s;
-    p->has_depth = d->hd.backend == CM_BACKEND_FPGACONVNET;
+    p->has_depth = true; /* every backend's first frame (design/first_frame.c) */
     p->deadline = deadline;
     p->setup_grace = deadline;
     p->warm_ub = INFINITY;

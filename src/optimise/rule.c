@@ -247,15 +247,12 @@ static bool improves(const cm_design *d, int p, double time, double sum)
     return now < time || (now == time && cycles_sum(d, p) < sum);
 }
 
-/* One step on partition p: returns false when its slowest node cannot grow. A step
+/* One step on partition p growing `node`: returns false when it cannot grow. A step
  * must keep a feasible design feasible; in a design that does not fit yet (other
  * partitions still too big), it must not add violations. It must also improve the
  * design (improves). */
-static bool grow_slowest(rule_search *s, int p)
+static bool grow_node(rule_search *s, int p, int node)
 {
-    cm_partition_info info;
-    cm_design_partition_info(s->d, p, &info);
-    int node = info.slowest_node;
     size_t count;
     const candidate *cands = larger_foldings(s, node, &count);
     save_partition(s->d, p, s->fold_before);
@@ -289,9 +286,46 @@ static bool grow_slowest(rule_search *s, int p)
     return found;
 }
 
+static int by_cycles_desc(const void *a, const void *b)
+{
+    const double x = ((const double *)a)[0], y = ((const double *)b)[0];
+    if (x != y)
+        return x < y ? 1 : -1;
+    const double i = ((const double *)a)[1], j = ((const double *)b)[1];
+    return (i > j) - (i < j);
+}
+
+/* When the slowest node cannot grow, the next slowest in turn: the first frame also
+ * waits on the nodes before and after the slowest (their fills and tails), so a
+ * faster neighbour can still shorten the partition's time. */
+static bool grow_any(rule_search *s, int p)
+{
+    cm_partition_info info;
+    cm_design_partition_info(s->d, p, &info);
+    if (grow_node(s, p, info.slowest_node))
+        return true;
+    const int n = info.last - info.first + 1;
+    double(*order)[2] = malloc((size_t)n * sizeof *order);
+    if (!order)
+        return false;
+    for (int i = 0; i < n; i++) {
+        cm_node_info ni;
+        cm_design_node_info(s->d, info.first + i, &ni);
+        order[i][0] = ni.cycles;
+        order[i][1] = info.first + i;
+    }
+    qsort(order, (size_t)n, sizeof *order, by_cycles_desc);
+    bool grew = false;
+    for (int i = 0; i < n && !grew && !stopped(s); i++)
+        if ((int)order[i][1] != info.slowest_node)
+            grew = grow_node(s, p, (int)order[i][1]);
+    free(order);
+    return grew;
+}
+
 static void optimise_partition(rule_search *s, int p)
 {
-    while (!stopped(s) && grow_slowest(s, p))
+    while (!stopped(s) && grow_any(s, p))
         ;
 }
 

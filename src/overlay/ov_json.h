@@ -11,7 +11,8 @@
 
 /* The text of the warning that the time limit ended the array sizing. */
 #define CM_OVERLAY_STOPPED_TEXT \
-    "the time limit ended the array sizing; the array is the best shape tried by then"
+    "the time limit or the sizing budget ended the array sizing; the array is the best " \
+    "shape tried by then"
 
 /* The DSP limit the design was made under. */
 int64_t cm_overlay_dsp_limit(const cm_overlay_design *d);

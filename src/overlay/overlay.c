@@ -135,7 +135,7 @@ static cm_status choose_array(const cm_graph *g, const cm_board *b, const cm_ove
     if (opt->array[0] > 0)
         return cm_ov_fixed_array(opt, b, limit, arr, err);
     return cm_ov_size_array(g, arr, opt->algorithms, limit, b->resources.bram18, deadline,
-                            stopped, err);
+                            opt->sizing_work, stopped, err);
 }
 
 /* ---- mappings ---- */

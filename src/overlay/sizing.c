@@ -105,24 +105,31 @@ static int64_t side_cap(const distinct_layer *d, int n)
 /* Every term of eqs. 9-12 shrinks or stays as P_SA2 grows, but for I_SA's one cycle a
  * column, so for each P_SA1 only the widest P_SA2 (up to the cap) is tried. */
 static bool search(const distinct_layer *d, int n, cm_ov_array *arr, unsigned algorithms,
-                   int64_t dsp_limit, int64_t bram18, double deadline, bool *stopped)
+                   int64_t dsp_limit, int64_t bram18, double deadline, uint64_t work,
+                   bool *stopped)
 {
     uint64_t best = UINT64_MAX;
     int best_p1 = 0, best_p2 = 0;
     const int64_t cap = side_cap(d, n);
+    /* the budget in shapes: each costs every distinct layer (n >= 1 here) */
+    uint64_t shapes = 0;
+    uint64_t max_shapes = (work ? work : CM_OVERLAY_SIZING_WORK) / (uint64_t)(n > 0 ? n : 1);
     for (int64_t p1 = CM_OV_MIN_SIDE; p1 <= cap && p1 * CM_OV_MIN_SIDE <= dsp_limit; p1++) {
         int64_t p2 = widest_p2(p1, dsp_limit, bram18);
         if (p2 > cap)
             p2 = cap;
         if (p2 < CM_OV_MIN_SIDE)
             continue;
-        /* One shape costs every distinct layer: read the clock every 16 shapes. */
-        if (best_p1 > 0 && (p1 & 15) == 0 && cm_seconds_now() >= deadline) {
+        /* The budget ends the search on any machine alike; the user's limit (deadline
+         * > 0) is read every 16 shapes. Both keep a shape once one was costed. */
+        if (best_p1 > 0 && (shapes >= max_shapes ||
+                            (deadline > 0 && (p1 & 15) == 0 && cm_seconds_now() >= deadline))) {
             *stopped = true;
             break;
         }
         arr->p1 = (int)p1;
         arr->p2 = (int)p2;
+        shapes++;
         uint64_t t = weighted_cycles(arr, d, n, algorithms);
         if (t < best) {
             best = t;
@@ -136,8 +143,8 @@ static bool search(const distinct_layer *d, int n, cm_ov_array *arr, unsigned al
 }
 
 cm_status cm_ov_size_array(const cm_graph *g, cm_ov_array *arr, unsigned algorithms,
-                           int64_t dsp_limit, int64_t bram18, double deadline, bool *stopped,
-                           cm_error *err)
+                           int64_t dsp_limit, int64_t bram18, double deadline, uint64_t work,
+                           bool *stopped, cm_error *err)
 {
     if (dsp_limit < CM_OV_MIN_SIDE * CM_OV_MIN_SIDE)
         return cm_error_set(err, CM_EINFEASIBLE,
@@ -151,7 +158,7 @@ cm_status cm_ov_size_array(const cm_graph *g, cm_ov_array *arr, unsigned algorit
     if (!d)
         return cm_error_nomem(err);
     int n = distinct_layers(g, d);
-    bool found = search(d, n, arr, algorithms, dsp_limit, bram18, deadline, stopped);
+    bool found = search(d, n, arr, algorithms, dsp_limit, bram18, deadline, work, stopped);
     free(d);
     if (!found)
         return cm_error_set(err, CM_EINFEASIBLE,

@@ -21,10 +21,11 @@ int64_t cm_ov_buffer_bram18(int p1, int p2);
 uint64_t cm_ov_total_node_cycles(const cm_graph *g, const cm_ov_array *arr, unsigned algorithms);
 
 /* Fills arr->p1, arr->p2. Fails with CM_EINFEASIBLE naming DSP or BRAM when no array
- * of at least 2 x 2 fits. At the deadline (a cm_seconds_now() value) the search keeps
- * the best shape tried so far and sets *stopped. */
+ * of at least 2 x 2 fits. After `work` layer costings (0: CM_OVERLAY_SIZING_WORK), or at the
+ * deadline (a cm_seconds_now() value; 0: none), the search keeps the best shape tried
+ * so far and sets *stopped. */
 cm_status cm_ov_size_array(const cm_graph *g, cm_ov_array *arr, unsigned algorithms,
-                           int64_t dsp_limit, int64_t bram18, double deadline, bool *stopped,
-                           cm_error *err);
+                           int64_t dsp_limit, int64_t bram18, double deadline, uint64_t work,
+                           bool *stopped, cm_error *err);
 
 #endif

@@ -54,3 +54,10 @@ cm_status sim_build_streaming(const struct cm_design *d, sim_build *out, cm_erro
 cm_status sim_build_latency(const struct cm_latency_file *f, sim_build *out, cm_error *err);
 
 #endif
+
+/* sim_size_fifos (sim/engine.h) within a deadline (cm_seconds_now(), 0: none): a
+ * sizing the deadline stops keeps the depths it had proven, and *final is the last run
+ * at them (no further run); *cut says so. An unbounded first run the deadline cuts
+ * leaves the graph's depths as they were and *final->stopped_early set. */
+cm_status sim_size_fifos_until(sim_graph *g, int frames, int max_runs, double deadline,
+                               int64_t *depths, sim_run_result *final, bool *cut, cm_error *err);

@@ -116,6 +116,7 @@ typedef struct sim_run_options {
     int frames;           /* >= 1 */
     bool unbounded;       /* every stream without limit (its depth ignored) */
     uint64_t max_iterations; /* 0: no limit; else CM_EINFEASIBLE... see sim_run */
+    double deadline_s;    /* > 0: at this cm_seconds_now() the run stops (r->stopped_early) */
 } sim_run_options;
 
 typedef struct sim_task_stats {
@@ -150,6 +151,7 @@ typedef struct sim_run_result {
     int n_tasks, n_streams;
     sim_task_stats *tasks;
     sim_stream_stats *streams;
+    bool stopped_early;  /* the deadline stopped it: the figures cover what ran (CM_OK) */
 } sim_run_result;
 
 /* Runs g for o->frames frames. A deadlock is not an error: r->deadlock is set, the

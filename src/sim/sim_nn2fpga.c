@@ -2,7 +2,12 @@
  * plan (hg_task_graph: the same tasks, template parameters and stream depths the export
  * writes) becomes one graph whose tasks run their template's loop nest (hls/templates,
  * every pipelined loop at II=1), one iteration per pipelined loop iteration, reading and
- * writing the ports that iteration reads and writes.
+ * writing the ports that iteration reads and writes. Every template is one pipelined
+ * loop per frame whose trip count is the cost model's task: the window buffer's steps
+ * come from its schedule (hls_window.h), eq. 4.9's ICH * IH * IW / (ICH_PAR * OW_PAR)
+ * plus the steps whose windows fall due after the last read; the computation's are eq.
+ * 4.8's lc less the DSP chain's depth epsilon (a latency, not iterations); the width
+ * adapters' the larger of their word counts.
  *
  * Pipeline latencies (start of an iteration to its write; the interval does not depend
  * on them, only the first frame's latency and the FIFO depths that keep it):
@@ -18,12 +23,12 @@
 #include <string.h>
 
 #include "hls/hls_graph.h"
+#include "hls/hls_window.h"
 #include "sim/build.h"
 #include "sim/sim_nn2fpga.h"
 
 /* Depth of the top function's ports in the simulation: the AXI stream's register slice. */
 #define N2S_PORT_DEPTH 2
-#define N2S_MAX_OPS 16
 
 static int32_t log2_ceil(int64_t v)
 {
@@ -49,77 +54,55 @@ static sim_seg seg(int64_t count, int32_t latency, int32_t r0, int32_t r1, int32
 
 /* ---- the window buffer (cm_window.h) as an iterator ---- */
 
+/* Its loop, step by step (hls_window.h: a step is G iterations; it reads while t < reads
+ * and writes window group k at step emit(k)), as runs of steps of one shape. */
 typedef struct window_prog {
-    int64_t ih, iw, fh, fwx, s, pad, g, ow_par, oh, ow;
+    hg_window geo;
+    int64_t g;          /* channel groups: iterations per step */
     bool tap;
-    int64_t y, x;       /* the padded pixel whose loops come next */
-    bool window_next;   /* its window loop is next (its read loop has run) */
-    sim_seg look;       /* a run taken from raw_next and not yet merged or given */
-    bool has_look;
+    int64_t t, steps;   /* the next step, steps per frame */
+    int64_t k, emit_k;  /* the next window group and its step */
 } window_prog;
 
 static void window_begin(void *state)
 {
     window_prog *w = state;
-    w->y = w->x = 0;
-    w->window_next = false;
-    w->has_look = false;
+    w->t = 0;
+    w->k = 0;
+    w->emit_k = hg_window_due(&w->geo, 0);
 }
 
-/* Whether padded pixel (y, x) completes a window group (the template's test). */
-static bool completes_window(const window_prog *w, int64_t y, int64_t x)
+static sim_seg window_seg(const window_prog *w, int64_t steps, bool read, bool emit)
 {
-    int64_t y0 = y - (w->fh - 1), x0 = x - (w->fwx - 1);
-    return y0 >= 0 && x0 >= 0 && y0 % w->s == 0 && x0 % (w->s * w->ow_par) == 0 &&
-           y0 / w->s < w->oh && x0 / w->s < w->ow;
+    return seg(steps * w->g, 2, read ? 1 : 0, 0, emit ? 1 : 0, emit && w->tap ? 1 : 0);
 }
 
-/* One pipelined loop of the template: a pixel's G reads (or padding stores), or the G
- * window words (and taps) a completed group writes. */
-static bool window_raw(window_prog *w, sim_seg *out)
-{
-    int64_t ihp = w->ih + 2 * w->pad, iwp = w->iw + 2 * w->pad;
-    if (w->y >= ihp)
-        return false;
-    if (w->window_next) {
-        *out = seg(w->g, 2, 0, 0, 1, w->tap ? 1 : 0);
-        w->window_next = false;
-    } else {
-        bool real = w->y >= w->pad && w->y < w->pad + w->ih && w->x >= w->pad &&
-                    w->x < w->pad + w->iw;
-        *out = seg(w->g, 2, real ? 1 : 0, 0, 0, 0);
-        w->window_next = completes_window(w, w->y, w->x);
-    }
-    if (!w->window_next && ++w->x == iwp) {
-        w->x = 0;
-        w->y++;
-    }
-    return true;
-}
-
-static bool same_shape(const sim_seg *a, const sim_seg *b)
-{
-    return a->ii == b->ii && a->latency == b->latency &&
-           memcmp(a->rd, b->rd, sizeof a->rd) == 0 && memcmp(a->wr, b->wr, sizeof a->wr) == 0;
-}
-
-/* Consecutive loops of the same shape (a row of stores without windows) as one run. */
+/* The run from step t: the steps before the next write (up to the end of the reads), or
+ * the writing steps that follow each other with one read status. */
 static bool window_next(void *state, sim_seg *out)
 {
     window_prog *w = state;
-    if (!w->has_look && !window_raw(w, &w->look))
+    if (w->t >= w->steps)
         return false;
-    *out = w->look;
-    w->has_look = false;
-    sim_seg s;
-    while (window_raw(w, &s)) {
-        if (!same_shape(&s, out)) {
-            w->look = s;
-            w->has_look = true;
-            break;
-        }
-        out->count += s.count;
+    bool read = w->t < w->geo.reads;
+    if (w->k >= w->geo.groups || w->emit_k > w->t) {
+        int64_t until = w->k < w->geo.groups ? w->emit_k : w->steps;
+        if (read && until > w->geo.reads)
+            until = w->geo.reads;
+        *out = window_seg(w, until - w->t, read, false);
+        w->t = until;
+        return true;
     }
+    int64_t n = 0;
+    while (w->k < w->geo.groups && w->emit_k == w->t && (w->t < w->geo.reads) == read) {
+        n++;
+        w->t++;
+        if (++w->k < w->geo.groups) {
+            int64_t due = hg_window_due(&w->geo, w->k);
+            w->emit_k = due > w->t ? due : w->t;
+        }
+    }
+    *out = window_seg(w, n, read, true);
     return true;
 }
 
@@ -128,19 +111,17 @@ static cm_status window_program(const hg_gtask *t, sim_program *out, cm_error *e
     window_prog *w = calloc(1, sizeof *w);
     if (!w)
         return cm_error_nomem(err);
-    int64_t fw = hg_task_int(t, "FW"), ich_par = hg_task_int(t, "ICH_PAR");
-    *w = (window_prog){.ih = hg_task_int(t, "IH"), .iw = hg_task_int(t, "IW"),
-                       .fh = hg_task_int(t, "FH"), .s = hg_task_int(t, "S"),
-                       .pad = hg_task_int(t, "PAD"), .ow_par = hg_task_int(t, "OW_PAR"),
-                       .tap = strcmp(t->kind, "window_buffer_tap") == 0};
-    w->fwx = fw + (w->ow_par - 1) * w->s;
+    int64_t ich_par = hg_task_int(t, "ICH_PAR");
     w->g = ich_par > 0 ? hg_task_int(t, "ICH") / ich_par : 0;
-    if (w->s < 1 || w->ow_par < 1 || w->g < 1) {
+    w->tap = strcmp(t->kind, "window_buffer_tap") == 0;
+    if (w->g < 1 || !hg_window_init(&w->geo, hg_task_int(t, "IH"), hg_task_int(t, "IW"),
+                                    hg_task_int(t, "FH"), hg_task_int(t, "FW"),
+                                    hg_task_int(t, "S"), hg_task_int(t, "PAD"),
+                                    hg_task_int(t, "OW_PAR"), hg_task_int(t, "PIN"))) {
         free(w);
         return cm_error_set(err, CM_EINTERNAL, "window buffer %s: bad parameters", t->name);
     }
-    w->oh = (w->ih + 2 * w->pad - w->fh) / w->s + 1;
-    w->ow = (w->iw + 2 * w->pad - fw) / w->s + 1;
+    w->steps = hg_window_steps(&w->geo);
     *out = (sim_program){w, window_begin, window_next, free};
     return CM_OK;
 }
@@ -148,18 +129,34 @@ static cm_status window_program(const hg_gtask *t, sim_program *out, cm_error *e
 /* ---- the other templates as loop nests ---- */
 
 typedef struct ops_buf {
-    sim_op op[N2S_MAX_OPS];
-    int n;
+    sim_op *op;
+    int n, cap;
+    bool failed;
 } ops_buf;
+
+static void add_op(ops_buf *b, sim_op op)
+{
+    if (b->n == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 16;
+        sim_op *p = b->failed ? NULL : realloc(b->op, (size_t)cap * sizeof *p);
+        if (!p) {
+            b->failed = true;
+            return;
+        }
+        b->op = p;
+        b->cap = cap;
+    }
+    b->op[b->n++] = op;
+}
 
 static void add_run(ops_buf *b, sim_seg s)
 {
-    b->op[b->n++] = (sim_op){.kind = SIM_RUN, .seg = s};
+    add_op(b, (sim_op){.kind = SIM_RUN, .seg = s});
 }
 
 static void add_loop(ops_buf *b, int64_t count, int body)
 {
-    b->op[b->n++] = (sim_op){.kind = SIM_LOOP, .count = count, .body = body};
+    add_op(b, (sim_op){.kind = SIM_LOOP, .count = count, .body = body});
 }
 
 /* cm_conv.h conv and cm_fc.h: per pixel group, per input-channel group one window (or
@@ -176,12 +173,30 @@ static void accumulate_ops(ops_buf *b, int64_t groups, int64_t ig, int64_t og, i
     add_run(b, seg(og - 1, lat, 0, 0, 1, 0));
 }
 
-/* cm_adapt.h: per block, `reads` words in, then `writes` words out. */
-static void adapt_ops(ops_buf *b, int64_t blocks, int64_t reads, int64_t writes)
+/* cm_adapt.h repack_channels: per pixel group, an iteration reads when the next output
+ * needs a word and writes once that output's channels are in. */
+static void repack_ops(ops_buf *b, int64_t groups, int64_t ch, int64_t cin, int64_t cout)
 {
-    add_loop(b, blocks, 2);
-    add_run(b, seg(reads, 1, 1, 0, 0, 0));
-    add_run(b, seg(writes, 1, 0, 0, 1, 0));
+    int at = b->n;
+    add_loop(b, groups, 0);
+    int64_t gi = ch / cin, go = ch / cout, steps = gi > go ? gi : go, ni = 0, no = 0;
+    sim_seg cur = seg(0, 1, 0, 0, 0, 0);
+    for (int64_t j = 0; j < steps; j++) {
+        bool rd = ni * cin < (no + 1) * cout;
+        ni += rd;
+        bool wr = ni * cin >= (no + 1) * cout;
+        no += wr;
+        if (cur.count > 0 && (cur.rd[0] != rd || cur.wr[0] != wr)) {
+            add_run(b, cur);
+            cur.count = 0;
+        }
+        cur.rd[0] = rd;
+        cur.wr[0] = wr;
+        cur.count++;
+    }
+    add_run(b, cur);
+    if (!b->failed)
+        b->op[at].body = b->n - at - 1;
 }
 
 static int64_t ratio(const hg_gtask *t, const char *num, const char *den)
@@ -189,6 +204,18 @@ static int64_t ratio(const hg_gtask *t, const char *num, const char *den)
     int64_t d = hg_task_int(t, den);
     return d > 0 ? hg_task_int(t, num) / d : 0;
 }
+
+/* cm_adapt.h pack_pixels (PN -> P pixels) and unpack_pixels (P -> PN): per block of P
+ * pixels, G = CH / CP words per PN pixels; pack writes on the block's last G reads,
+ * unpack reads on its first G writes. */
+static void pixel_ops(ops_buf *b, const hg_gtask *t, bool unpack)
+{
+    int64_t k = ratio(t, "P", "PN"), g = ratio(t, "CH", "CP");
+    add_loop(b, ratio(t, "NPIX", "P"), 2);
+    add_run(b, unpack ? seg(g, 1, 1, 0, 1, 0) : seg(g * (k - 1), 1, 1, 0, 0, 0));
+    add_run(b, unpack ? seg(g * (k - 1), 1, 0, 0, 1, 0) : seg(g, 1, 1, 0, 1, 0));
+}
+
 
 /* The loop nest of task t's template; false for a kind this file does not know. */
 static bool template_ops(const hg_gtask *t, ops_buf *b)
@@ -208,8 +235,8 @@ static bool template_ops(const hg_gtask *t, ops_buf *b)
                        tree + (k[0] == 'd' ? 2 : 1), 1, 0, 1, 0));
     } else if (strcmp(k, "gmaxpool") == 0 || strcmp(k, "gavgpool") == 0) {
         int64_t g = ratio(t, "CH", "CH_PAR");
-        add_run(b, seg(hg_task_int(t, "H") * hg_task_int(t, "W") * g, 2, 1, 0, 0, 0));
-        add_run(b, seg(g, 2, 0, 0, 1, 0));
+        add_run(b, seg((hg_task_int(t, "H") * hg_task_int(t, "W") - 1) * g, 2, 1, 0, 0, 0));
+        add_run(b, seg(g, 2, 1, 0, 1, 0));
     } else if (strcmp(k, "requant") == 0) {
         add_run(b, seg(words, 3, 1, 0, 1, 0));
     } else if (strcmp(k, "fork") == 0) {
@@ -217,12 +244,12 @@ static bool template_ops(const hg_gtask *t, ops_buf *b)
     } else if (strcmp(k, "add") == 0) {
         add_run(b, seg(words, 2, 1, 1, 1, 0));
     } else if (strcmp(k, "repack") == 0) {
-        adapt_ops(b, hg_task_int(t, "NPIX"), ratio(t, "CH", "CIN"), ratio(t, "CH", "COUT"));
+        int64_t cin = hg_task_int(t, "CIN"), cout = hg_task_int(t, "COUT");
+        if (cin < 1 || cout < 1)
+            return false;
+        repack_ops(b, ratio(t, "NPIX", "P"), hg_task_int(t, "CH"), cin, cout);
     } else if (strcmp(k, "unpack") == 0 || strcmp(k, "pack") == 0) {
-        int64_t p = hg_task_int(t, "P"), per = ratio(t, "CH", "CP");
-        bool unpack = k[0] == 'u';
-        adapt_ops(b, p > 0 ? hg_task_int(t, "NPIX") / p : 0, unpack ? per : p * per,
-                  unpack ? p * per : per);
+        pixel_ops(b, t, k[0] == 'u');
     } else {
         return false;
     }
@@ -234,10 +261,14 @@ static cm_status task_program(const hg_gtask *t, sim_program *out, cm_error *err
     if (strncmp(t->kind, "window_buffer", 13) == 0)
         return window_program(t, out, err);
     ops_buf b = {.n = 0};
+    cm_status st;
     if (!template_ops(t, &b))
-        return cm_error_set(err, CM_EINPUT, "layer %s: the generated task %s (%s) has no "
-                            "simulation model", t->layer, t->name, t->kind);
-    return sim_program_loops(b.op, b.n, out, err);
+        st = cm_error_set(err, CM_EINPUT, "layer %s: the generated task %s (%s) has no "
+                          "simulation model", t->layer, t->name, t->kind);
+    else
+        st = b.failed ? cm_error_nomem(err) : sim_program_loops(b.op, b.n, out, err);
+    free(b.op);
+    return st;
 }
 
 /* ---- the graph ---- */
@@ -276,17 +307,18 @@ static const cm_nn2fpga_layer *layer_named(const cm_nn2fpga_design *d, const cha
 }
 
 /* The cost model's cycles for a task: its layer's lc for the computation, lw for the
- * window buffer; adapters, forks, requantise and add have none (0), and so has a
+ * window buffer and a global pool (whose loop reads the frame as a window buffer would); adapters, forks, requantise and add have none (0), and so has a
  * loop-merged downsampling convolution, whose work the fused layer's lc counts. */
 static int64_t analytic_cycles(const cm_nn2fpga_design *d, const hg_gtask *t)
 {
     const cm_nn2fpga_layer *l = layer_named(d, t->layer);
     if (!l)
         return 0;
-    if (strncmp(t->kind, "window_buffer", 13) == 0)
+    if (strncmp(t->kind, "window_buffer", 13) == 0 || strcmp(t->kind, "gmaxpool") == 0 ||
+        strcmp(t->kind, "gavgpool") == 0)
         return l->lw;
-    static const char *const compute[] = {"conv", "dwconv", "maxpool", "fc", "gmaxpool", "gavgpool"};
-    for (int k = 0; k < 6; k++)
+    static const char *const compute[] = {"conv", "dwconv", "maxpool", "fc"};
+    for (int k = 0; k < 4; k++)
         if (strcmp(t->kind, compute[k]) == 0)
             return l->lc;
     return 0;

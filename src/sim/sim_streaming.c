@@ -8,7 +8,8 @@
  * board's reconfiguration time, and each streams the design's batch, as the design's
  * evaluation charges them (src/design/design.c, cm_design_cost).
  *
- * Stream depths: 2 iterations' worth of words of the wider of the two tasks on a stream
+ * Stream depths: those the design file records ("fifo_depths", design/fifo_cost.h),
+ * else 2 iterations' worth of words of the wider of the two tasks on a stream
  * (double buffering at the tasks' granularity: one pixel, window, vector or beat), and
  * for hls4ml the depth its io_stream export gives a layer's output (one entry per output
  * pixel) when that is larger. SAMO's FINN graphs hold no FIFO nodes and fpgaConvNet's
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "design/fifo_cost.h"
 #include "sim/build.h"
 #include "sim/sim_streaming.h"
 
@@ -360,8 +362,10 @@ static cm_status build_part(const cm_design *d, int p, sim_build *out, cm_error 
         c.sink[i - c.first] = -1;
         st = add_node(&c, i);
     }
-    for (int s = 0; st == CM_OK && s < sim_graph_streams(c.g); s++)
-        sim_stream_set_depth(c.g, s, 2 * (c.burst[s] > 0 ? c.burst[s] : 1));
+    for (int s = 0; st == CM_OK && s < sim_graph_streams(c.g); s++) {
+        const int64_t recorded = cm_design_fifo_depth(d, sim_stream_name(c.g, s));
+        sim_stream_set_depth(c.g, s, recorded > 0 ? recorded : 2 * (c.burst[s] > 0 ? c.burst[s] : 1));
+    }
     char label[64];
     snprintf(label, sizeof label, "partition %d", p);
     sim_part *part = NULL;
@@ -404,4 +408,23 @@ cm_status sim_build_streaming(const cm_design *d, sim_build *out, cm_error *err)
         out->analytic_interval = out->analytic_latency / (d->opt.batch > 0 ? d->opt.batch : 1);
     }
     return CM_OK;
+}
+
+cm_status sim_streaming_unknown_stream(const cm_design *d, const char *const *names, int n,
+                                       int *unknown, cm_error *err)
+{
+    *unknown = -1;
+    sim_build b;
+    memset(&b, 0, sizeof b);
+    cm_status st = sim_build_streaming(d, &b, err);
+    for (int i = 0; st == CM_OK && i < n && *unknown < 0; i++) {
+        bool found = false;
+        for (int p = 0; p < b.n_parts && !found; p++)
+            for (int s = 0; s < sim_graph_streams(b.parts[p].graph) && !found; s++)
+                found = strcmp(sim_stream_name(b.parts[p].graph, s), names[i]) == 0;
+        if (!found)
+            *unknown = i;
+    }
+    sim_build_free(&b);
+    return st;
 }

@@ -84,4 +84,10 @@ cm_status st_chain_fpgaconvnet(const cm_design *d, int node, st_chain *c, cm_err
 cm_status st_chain_finn(const cm_design *d, int node, st_chain *c, cm_error *err);
 cm_status st_chain_hls4ml(const cm_design *d, int node, st_chain *c, cm_error *err);
 
+/* Which of names[0..n) the simulation of d gives no stream: *unknown is the first
+ * such index, -1 when every name is a stream of it. CM_EINPUT when d cannot be laid
+ * out as tasks. */
+cm_status sim_streaming_unknown_stream(const cm_design *d, const char *const *names, int n,
+                                       int *unknown, cm_error *err);
+
 #endif

@@ -7,7 +7,7 @@
  * writes the row's windows, kh*kw taps per output pixel, and reads the stride's rows for
  * the next, taking the longer of the two, as FINN's cycle estimate counts them), one
  * input vector of an MVAU ((MH/PE) x (MW/SIMD) cycles, its outputs written when they
- * are all computed) or VVAU (kh*kw*C/PE), one output pixel of Pool_Batch (C*k*k/PE), and
+ * are all computed) or VVAU (kh*kw*C/PE), one output pixel of Pool_Batch (C*k*k/PE, written at its end), and
  * one input pixel per cycle of StreamingMaxPool (plus ImgDim/PoolDim output cycles per
  * row, writing after each PoolDim-th row). */
 #include "sim/sim_streaming.h"
@@ -147,7 +147,8 @@ static cm_status finn_program(const cm_design *d, int node, st_chain *c, cm_erro
         c->beat_in = c->beat_out = C; /* a pixel per cycle */
         break;
     case CM_FINN_POOL:
-        st_run(o, (int64_t)f.ofm_dim[0] * col_of(f.ofm_dim) * nv, C * kk / pe, 1, 1, 1);
+        /* a pixel's pooled values are complete when its whole window has been read */
+        st_run(o, (int64_t)f.ofm_dim[0] * col_of(f.ofm_dim) * nv, C * kk / pe, C * kk / pe, 1, 1);
         c->in_words[0] = kk * C;
         break;
     case CM_FINN_GLOBALACCPOOL:

@@ -11,6 +11,7 @@
 #include <cnnmap/nn2fpga.h>
 #include <cnnmap/simulate.h>
 
+#include "design/fifo_cost.h"
 #include "sim/build.h"
 #include "sim/sim_nn2fpga.h"
 #include "util/progress.h"
@@ -142,9 +143,11 @@ static int part_frames(const sim_part *p, const cm_sim_options *o)
     return p->frames > o->frames ? p->frames : o->frames;
 }
 
-/* Runs one part (sizing its FIFOs first when asked) into rr. */
-static cm_status run_part(sim_part *p, const cm_sim_options *o, int frames, int64_t *design_depths,
-                          sim_run_result *rr, int *runs, cm_error *err)
+/* Runs one part (sizing its FIFOs first when asked) into rr; *cut: the deadline
+ * stopped the sizing. */
+static cm_status run_part(sim_part *p, const cm_sim_options *o, double deadline, int frames,
+                          int64_t *design_depths, sim_run_result *rr, int *runs, bool *cut,
+                          cm_error *err)
 {
     sim_graph *g = p->graph;
     int n = sim_graph_streams(g);
@@ -154,13 +157,15 @@ static cm_status run_part(sim_part *p, const cm_sim_options *o, int frames, int6
         int64_t *depths = malloc((size_t)(n > 0 ? n : 1) * sizeof *depths);
         if (!depths)
             return cm_error_nomem(err);
-        cm_status st = sim_size_fifos(g, frames, SIM_SIZING_RUNS, depths, rr, err);
+        cm_status st = sim_size_fifos_until(g, frames, SIM_SIZING_RUNS, deadline, depths, rr,
+                                            cut, err);
         free(depths);
         if (st == CM_OK)
             *runs += rr->runs;
         return st;
     }
-    sim_run_options ro = {.frames = frames, .max_iterations = o->max_iterations};
+    sim_run_options ro = {.frames = frames, .max_iterations = o->max_iterations,
+                          .deadline_s = deadline};
     (*runs)++;
     return sim_run(g, &ro, rr, err);
 }
@@ -181,22 +186,40 @@ static void add_figures(cm_sim_result *r, const sim_build *b, const int64_t *spa
     r->analytic.interval_cycles = b->analytic_interval;
 }
 
-static cm_status simulate_build(sim_build *b, const cm_sim_options *o, cm_sim_result *r,
-                                cm_error *err)
+/* What the time limit stopped, in r's warning. */
+static void note_stop(cm_sim_result *r, const char *label, bool partial)
+{
+    r->stopped_early = true;
+    r->partial = r->partial || partial;
+    if (partial)
+        snprintf(r->warning, sizeof r->warning, "the time limit of %g s stopped the simulation "
+                 "in %.63s: its figures cover only what ran by then%s", r->time_limit_s, label,
+                 r->fifo == CM_SIM_FIFO_AUTO ? " (no FIFO depths were sized)" : "");
+    else if (!r->partial)
+        snprintf(r->warning, sizeof r->warning, "the time limit of %g s stopped FIFO sizing in "
+                 "%.63s: its depths are those proven by then (they keep the interval but may be "
+                 "larger than needed)", r->time_limit_s, label);
+}
+
+static cm_status simulate_build(sim_build *b, const cm_sim_options *o, double deadline,
+                                cm_sim_result *r, cm_error *err)
 {
     r->partitions = calloc((size_t)b->n_parts + 1, sizeof *r->partitions);
     int64_t *span = calloc((size_t)b->n_parts + 1, sizeof *span);
     cm_progress bar;
     cm_progress_init(&bar, o->progress, "simulate");
     cm_status st = r->partitions && span ? CM_OK : cm_error_nomem(err);
-    for (int i = 0; i < b->n_parts && st == CM_OK && !r->deadlock; i++) {
+    for (int i = 0; i < b->n_parts && st == CM_OK && !r->deadlock && !r->partial; i++) {
         sim_part *p = &b->parts[i];
         int frames = part_frames(p, o);
         int64_t *design_depths = malloc(((size_t)sim_graph_streams(p->graph) + 1) * sizeof *design_depths);
         sim_run_result rr;
         memset(&rr, 0, sizeof rr);
-        st = design_depths ? run_part(p, o, frames, design_depths, &rr, &r->runs, err)
+        bool cut = false;
+        st = design_depths ? run_part(p, o, deadline, frames, design_depths, &rr, &r->runs, &cut, err)
                            : cm_error_nomem(err);
+        if (st == CM_OK && (cut || rr.stopped_early))
+            note_stop(r, p->label, rr.stopped_early);
         if (st == CM_OK) {
             cm_sim_partition *cp = &r->partitions[r->n_partitions++];
             snprintf(cp->label, sizeof cp->label, "%s", p->label);
@@ -250,8 +273,9 @@ cm_status cm_simulate(const char *design_path, const cm_sim_options *o, cm_sim_r
     out->frames = o->frames;
     out->fifo = o->fifo;
     out->clock_mhz = b.clock_mhz;
+    out->time_limit_s = o->time_limit_s;
     if (st == CM_OK) {
-        st = simulate_build(&b, o, out, err);
+        st = simulate_build(&b, o, o->time_limit_s > 0 ? t0 + o->time_limit_s : 0, out, err);
         if (st != CM_OK)
             cm_error_prefix(err, design_path);
     }
@@ -262,33 +286,93 @@ cm_status cm_simulate(const char *design_path, const cm_sim_options *o, cm_sim_r
     return st;
 }
 
-cm_status cm_simulate_save_depths(const char *design_path, const cm_sim_result *r,
-                                  const char *out_path, cm_error *err)
+/* The result's streams once each (a name the simulation gives two streams, two edges
+ * between the same nodes, records the deeper). */
+static int unique_streams(const cm_sim_result *r, const char **names, int64_t *depths)
 {
-    if (r->architecture != CM_ARCH_NN2FPGA)
-        return cm_error_set(err, CM_EINPUT, "%s: only nn2FPGA design files hold stream depths "
-                            "(the HLS export reads them); this one is %s", design_path,
-                            cm_architecture_name(r->architecture));
+    int n = 0;
+    for (int i = 0; i < r->n_streams; i++) {
+        int k = 0;
+        while (k < n && strcmp(names[k], r->streams[i].name) != 0)
+            k++;
+        if (k == n) {
+            names[n] = r->streams[i].name;
+            depths[n++] = r->streams[i].depth;
+        } else if (r->streams[i].depth > depths[k]) {
+            depths[k] = r->streams[i].depth;
+        }
+    }
+    return n;
+}
+
+/* A streaming design with its FIFO depths recorded: refused when they alone push it
+ * over the board. */
+static cm_status save_streaming(const char *design_path, const char **names, const int64_t *depths,
+                                int n, const char *out_path, cm_error *err)
+{
+    cm_design *d = NULL;
+    cm_design_run run;
+    cm_status st = cm_design_load(design_path, &d, &run, err);
+    if (st != CM_OK)
+        return st;
+    const bool feasible = cm_design_feasible(d);
+    st = cm_design_set_fifo_depths(d, names, depths, n, err);
+    if (st != CM_OK) {
+        cm_error_prefix(err, design_path);
+    } else if (feasible && !cm_design_feasible(d)) {
+        cm_violation v;
+        cm_design_check(d, &v, 1);
+        st = cm_error_set(err, CM_EINFEASIBLE, "%s: the sized FIFO depths push the design over "
+                          "the board: %s (no design written)", design_path, v.message);
+    } else {
+        st = cm_design_save(d, &run, out_path, err);
+    }
+    cm_design_free(d);
+    return st;
+}
+
+static cm_status save_nn2fpga(const char *design_path, const char **names, const int64_t *depths,
+                              int n, const char *out_path, cm_error *err)
+{
     cm_nn2fpga_design d;
     cm_status st = cm_nn2fpga_design_load(design_path, &d, err);
     if (st != CM_OK)
         return st;
+    st = sim_nn2fpga_set_depths(&d, names, depths, n, err);
+    if (st == CM_OK)
+        st = cm_nn2fpga_design_save(&d, out_path, err);
+    cm_nn2fpga_design_free(&d);
+    return st;
+}
+
+cm_status cm_simulate_save_depths(const char *design_path, const cm_sim_result *r,
+                                  const char *out_path, cm_error *err)
+{
+    if (r->architecture != CM_ARCH_NN2FPGA && r->architecture != CM_ARCH_STREAMING)
+        return cm_error_set(err, CM_EINPUT, "%s: only nn2FPGA and streaming design files hold "
+                            "stream depths; this one is %s", design_path,
+                            cm_architecture_name(r->architecture));
+    if (r->partial)
+        return cm_error_set(err, CM_EINFEASIBLE, "%s: the time limit of %g s stopped the "
+                            "simulation before its depths were proven (no design written)",
+                            design_path, r->time_limit_s);
     const char **names = malloc(((size_t)r->n_streams + 1) * sizeof *names);
     int64_t *depths = malloc(((size_t)r->n_streams + 1) * sizeof *depths);
+    cm_status st;
     if (!names || !depths) {
         st = cm_error_nomem(err);
-    } else {
+    } else if (r->architecture == CM_ARCH_NN2FPGA) {
         for (int i = 0; i < r->n_streams; i++) {
             names[i] = r->streams[i].name;
             depths[i] = r->streams[i].depth;
         }
-        st = sim_nn2fpga_set_depths(&d, names, depths, r->n_streams, err);
+        st = save_nn2fpga(design_path, names, depths, r->n_streams, out_path, err);
+    } else {
+        int n = unique_streams(r, names, depths);
+        st = save_streaming(design_path, names, depths, n, out_path, err);
     }
-    if (st == CM_OK)
-        st = cm_nn2fpga_design_save(&d, out_path, err);
     free(names);
     free(depths);
-    cm_nn2fpga_design_free(&d);
     return st;
 }
 

@@ -46,14 +46,15 @@ run_twice cnv_finn_anneal optimise "$models/zoo/cnv.onnx" --board zedboard --bac
   --optimiser anneal --json --quiet
 
 # FINN's MobileNetV2 on a U250: rule ends on its own criterion within 2x of anneal's
-# design (0.397112 ms: `--optimiser anneal`, seed 1, 13 restarts); it used to spend its 60 s
-# and return the resource-minimal 70.18 ms design
+# design (0.681291 ms: `--optimiser anneal`, seed 1, with the first frame's fills
+# counted; rule gives 0.865 ms); it used to spend its 60 s and return the
+# resource-minimal 70.18 ms design
 expect 0 "mobilenet_v2 / finn / u250 with rule" -- optimise "$mobilenet" --board u250 \
   --backend finn --optimiser rule --json --quiet
 check "rule within 2x of anneal, not stopped early" $py -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["feasible"] and r["latency_s"] <= 2 * 0.397112e-3, r["latency_s"]
+assert r["feasible"] and r["latency_s"] <= 2 * 0.681291e-3, r["latency_s"]
 assert not r["optimiser"].get("stopped_early"), r["optimiser"]
 ' "$tmp/out"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regression tests of issue 21 for multi, overlay and exact: a multi design file is
 # data (its inputs never reach an option parser), multi and overlay stop at
-# --time-limit and say so, a board with 10^12+ DSPs does not stall the overlay, and
+# --time-limit and say so (multi within it even beside a 10,000-layer chain), a board with 10^12+ DSPs does not stall the overlay, and
 # exact, rule, anneal and none on 10,000 layers (fpgaConvNet's latency-driven alternative
 # included) neither run out of memory nor past the time limit.
 # usage: test_reliability_multi.sh CNNMAP SHARED_DIR SOURCE_DIR
@@ -227,6 +227,19 @@ for i in range(2000):
     x = f"b{i}"
 save(nodes, x, [w3], "res2k")
 EOF
+  # multi on the chain beside LeNet: the fronts' 32 points share half the limit with no
+  # floor per point (each used to get at least 1 s: 16.9 s for --time-limit 5), and a
+  # network with an engine skips its smaller caps once that half is spent.
+  within $((6 * slow)) "multi chain10k + LeNet with --time-limit 5" multi --board zc706 \
+    --model "$tmp/chain10k.onnx" --model "$lenet" --time-limit 5 --json
+  check "multi chain10k + LeNet: exit 0, not $rc" test "$rc" -eq 0
+  check "multi chain10k + LeNet: stopped early, with a warning" $py -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["stopped_early"] is True and d["time_limit_s"] == 5, d.get("stopped_early")
+assert len(d["warnings"]) == 1 and "time limit of 5 s" in d["warnings"][0], d["warnings"]
+assert len(d["models"]) == 2
+' "$tmp/out"
   # On fpgaConvNet's latency objective the latency-driven alternative shares the limit.
   for m in "chain10k" "chain10k --backend hls4ml" "res2k"; do
     set -- $m

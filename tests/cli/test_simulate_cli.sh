@@ -4,7 +4,7 @@
 # file; a streaming design of LeNet and an nn2FPGA design of ResNet8 simulate with the
 # JSON keys of cli.md (positive cycle counts, no stream fuller than its depth, the same
 # figures twice); --fifo-depths auto -o writes a design that simulates to the same
-# interval; -o of a design without stream depths exits 2 and writes nothing.
+# interval; -o of a latency-driven design (no stream depths) exits 2 and writes nothing.
 # usage: test_simulate_cli.sh CNNMAP SHARED_DIR TEST_MODELS_DIR
 set -u
 cnnmap=$1 shared=$2 models=$3
@@ -130,17 +130,19 @@ for w in ("architecture  streaming", "latency       simulated", "interval      s
           "deadlock      no", "\npartition ", "\ntask ", "\nstream "):
     assert w in t, w
 ' "$tmp/out"
-expect 2 "-o of a streaming design (no stream depths in its file)" -- \
-  simulate "$tmp/lenet.json" -o "$out"
-check "-o refused names the design" names_file "$tmp/lenet.json"
 
 # ---- a latency-driven design (fpgaConvNet with weights reloading) ----
-expect 0 "optimise LeNet (latency-driven)" -- optimise "$lenet" --board zc706 \
-  -o "$tmp/lenet_ld.json" --quiet
-check "LeNet's latency-driven design" grep -q '"cnnmap-latency-design"' "$tmp/lenet_ld.json"
-expect 0 "simulate LeNet latency-driven --json" -- simulate "$tmp/lenet_ld.json" --json --quiet
-check "LeNet latency-driven: the JSON of cli.md" json_ok "$tmp/out" 4 design
-check "LeNet latency-driven: the architecture" grep -q '"architecture": "latency_driven"' "$tmp/out"
+# (CIFAR-10 quick: LeNet's one-partition streaming design is now the faster)
+expect 0 "optimise CIFAR-10 quick (latency-driven)" -- optimise "$models/zoo/cifar10_quick.onnx" \
+  --board zc706 -o "$tmp/lenet_ld.json" --quiet
+check "CIFAR-10 quick's latency-driven design" grep -q '"cnnmap-latency-design"' "$tmp/lenet_ld.json"
+expect 0 "simulate CIFAR-10 quick latency-driven --json" -- simulate "$tmp/lenet_ld.json" --json --quiet
+check "CIFAR-10 quick latency-driven: the JSON of cli.md" json_ok "$tmp/out" 4 design
+check "CIFAR-10 quick latency-driven: the architecture" grep -q '"architecture": "latency_driven"' "$tmp/out"
+# streaming designs record depths since (test_simulate_fifo_cli.sh); latency-driven ones do not
+expect 2 "-o of a latency-driven design (no stream depths in its file)" -- \
+  simulate "$tmp/lenet_ld.json" -o "$out"
+check "-o refused names the design" names_file "$tmp/lenet_ld.json"
 
 # ---- an nn2FPGA design: FIFO sizing written back ----
 expect 0 "optimise ResNet8 (nn2FPGA)" -- optimise "$resnet8" --board kv260 --backend nn2fpga \

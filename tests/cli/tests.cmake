@@ -82,3 +82,9 @@ if(CM_VALGRIND AND NOT CM_SANITIZE)
     ENVIRONMENT "CM_VALGRIND_CNNMAP=$<TARGET_FILE:cnnmap_cli>" TIMEOUT 900)
   set_tests_properties(cli_simulate_valgrind PROPERTIES FIXTURES_REQUIRED zoo_models)
 endif()
+# Streaming designs' FIFO depths (written, simulated, costed, exported) and simulate's
+# --time-limit (issues 15 and 21).
+add_test(NAME cli_simulate_fifo
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_simulate_fifo_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CMAKE_SOURCE_DIR} ${CM_TEST_MODELS_DIR})
+set_tests_properties(cli_simulate_fifo PROPERTIES FIXTURES_REQUIRED zoo_models)

@@ -1,0 +1,77 @@
+/* The window geometry and common shapes behind each backend's cm_block_timing: where a
+ * sliding window's first output is complete, and how many outputs wait for the last
+ * input. The backends (fpgaconvnet_blocks.c, finn_blocks.c, hls4ml_blocks.c) combine
+ * these with the cycles of their own modules. */
+#include "hw/block_cost.h"
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Floor division for a possibly negative numerator (stride > 0). */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+int64_t cm_window_first_end(const cm_window_axis *a)
+{
+    return clamp64(a->extent - 1 - a->before, 0, a->n > 0 ? a->n - 1 : 0);
+}
+
+void cm_window_last_outputs(const cm_window_axis *a, int64_t *reach, int64_t *beyond)
+{
+    const int64_t s = a->stride > 0 ? a->stride : 1;
+    /* output o's window ends at input o*s - before + extent - 1 */
+    const int64_t last = a->n - 1 - (a->extent - 1 - a->before);
+    const int64_t first_reach = clamp64(floor_div(last + s - 1, s), 0, a->out);
+    const int64_t first_beyond = clamp64(floor_div(last, s) + 1, 0, a->out);
+    *reach = a->out - first_reach;
+    *beyond = a->out - first_beyond;
+}
+
+double cm_window_fill_words(const cm_window_axis *rows, const cm_window_axis *cols,
+                            int64_t channels)
+{
+    const int64_t r = cm_window_first_end(rows), c = cm_window_first_end(cols);
+    return ((double)r * (double)cols->n + (double)c + 1.0) * (double)channels;
+}
+
+double cm_window_tail_outputs(const cm_window_axis *rows, const cm_window_axis *cols)
+{
+    int64_t rr, rb, cr, cb;
+    cm_window_last_outputs(rows, &rr, &rb);
+    cm_window_last_outputs(cols, &cr, &cb);
+    /* rows ending beyond the last real row finish after it entirely; the row ending on
+     * it finishes only its columns that reach the last real column */
+    return (double)rb * (double)cols->out + (double)(rr - rb) * (double)cr;
+}
+
+void cm_block_timing_pointwise(cm_block_timing *t, double cycles, double channels,
+                               double beat_words)
+{
+    t->beat_words = beat_words > 0 ? beat_words : 1.0;
+    t->fill_words = t->start_words = t->beat_words;
+    t->fill_cycles = t->start_cycles = 1.0;
+    t->head_cycles = 1.0;
+    t->rest_cycles = cycles > 1 ? cycles : 1.0;
+    t->tail_cycles = 1.0;
+    t->burst_words = channels > 0 ? channels : 1.0;
+}
+
+void cm_block_timing_whole(cm_block_timing *t, double cycles, double words, double out_words,
+                           double out_cycles, double beat_words)
+{
+    /* the first output needs every word worked, at its own pace, but the work runs as
+     * the words arrive */
+    t->beat_words = beat_words > 0 ? beat_words : 1.0;
+    t->fill_words = words;
+    t->fill_cycles = cycles;
+    t->head_cycles = out_cycles;
+    t->start_words = t->beat_words;
+    t->start_cycles = 1.0;
+    t->rest_cycles = (cycles > 1 ? cycles - 1 : 0) + out_cycles;
+    t->tail_cycles = out_cycles;
+    t->burst_words = out_words > 0 ? out_words : 1.0;
+}
