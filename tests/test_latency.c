@@ -285,7 +285,7 @@ static void latency_design(const char *path, cm_latency_design *d)
  * not fit at all: VGG16's 512-channel layers exceed the on-chip memory). Same inputs,
  * same design. LeNet is the exception since the streaming designs' first frame is
  * modelled as the simulation measures it (src/design/first_frame.c): its one-partition
- * streaming design, 0.111 ms, is faster than the latency-driven 0.131 ms, and
+ * streaming design, 0.066 ms, is faster than the latency-driven 0.131 ms, and
  * cm_latency_choose picks it. */
 static void test_table1_models(void **state)
 {

@@ -47,8 +47,8 @@ int cm_design_warnings(const cm_design *d, const cm_design_run *run, cm_design_w
         add(out, cap, &n, text);
     }
     if (run->result.stopped_early)
-        add(out, cap, &n, "the time limit stopped the search: the design is the best found by "
-                          "then");
+        add(out, cap, &n, "the search stopped early (its time limit or work budget): the "
+                          "design is the best found by then");
     if (run->optimiser == CM_OPTIMISER_NONE)
         add(out, cap, &n, "optimiser none: the resource-minimal design, not optimised");
     else if (!run->result.has_lower_bound && !run->result.proven_infeasible)

@@ -121,7 +121,8 @@ int cm_nn2fpga_warnings(const cm_nn2fpga_design *d, char (*out)[CM_NN2FPGA_WARNI
                  d->options.default_bits);
     if (d->result.stopped_early && n++ < cap)
         snprintf(out[n - 1], CM_NN2FPGA_WARNING_MAX,
-                 "the time limit stopped the search: the design is the best found by then");
+                 "the search stopped early (its time limit or node budget): the design is "
+                 "the best found by then");
     return n;
 }
 

@@ -167,9 +167,9 @@ static cm_status cheapest_choice(const n2_space *sp, const n2_budget *b, double 
     }
     if (use[0] <= b->dsp && use[1] <= b->bram && use[2] <= b->uram)
         return CM_OK;
-    return cm_error_set(err, CM_EINFEASIBLE, "no design found: the time limit of %g s ended the "
-                        "search before any feasible design was found (infeasibility is not "
-                        "proven; --time-limit gives it more time)", limit_s);
+    return cm_error_set(err, CM_EINFEASIBLE, "no design found: the time limit (%g s) or the "
+                        "node budget ended the search before any feasible design was found "
+                        "(infeasibility is not proven)", limit_s);
 }
 
 /* bip: phase 1 by bisection over full-space programs; exact: phase 1 as the single
