@@ -44,11 +44,6 @@ typedef struct cm_window_axis {
     int64_t n, before, after, extent, stride, out;
 } cm_window_axis;
 
-/* The real input (0..n-1) whose arrival completes the first window. */
-int64_t cm_window_first_end(const cm_window_axis *a);
-/* Outputs whose window reaches the last real input or beyond (*reach), and of them those
- * that end in the padding after it (*beyond). */
-void cm_window_last_outputs(const cm_window_axis *a, int64_t *reach, int64_t *beyond);
 /* Input words (of `channels` per position) read before the first window is complete. */
 double cm_window_fill_words(const cm_window_axis *rows, const cm_window_axis *cols,
                             int64_t channels);

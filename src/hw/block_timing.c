@@ -15,12 +15,15 @@ static int64_t floor_div(int64_t a, int64_t b)
     return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-int64_t cm_window_first_end(const cm_window_axis *a)
+/* The real input (0..n-1) whose arrival completes the first window. */
+static int64_t window_first_end(const cm_window_axis *a)
 {
     return clamp64(a->extent - 1 - a->before, 0, a->n > 0 ? a->n - 1 : 0);
 }
 
-void cm_window_last_outputs(const cm_window_axis *a, int64_t *reach, int64_t *beyond)
+/* Outputs whose window reaches the last real input or beyond (*reach), and of them those
+ * that end in the padding after it (*beyond). */
+static void window_last_outputs(const cm_window_axis *a, int64_t *reach, int64_t *beyond)
 {
     const int64_t s = a->stride > 0 ? a->stride : 1;
     /* output o's window ends at input o*s - before + extent - 1 */
@@ -34,15 +37,15 @@ void cm_window_last_outputs(const cm_window_axis *a, int64_t *reach, int64_t *be
 double cm_window_fill_words(const cm_window_axis *rows, const cm_window_axis *cols,
                             int64_t channels)
 {
-    const int64_t r = cm_window_first_end(rows), c = cm_window_first_end(cols);
+    const int64_t r = window_first_end(rows), c = window_first_end(cols);
     return ((double)r * (double)cols->n + (double)c + 1.0) * (double)channels;
 }
 
 double cm_window_tail_outputs(const cm_window_axis *rows, const cm_window_axis *cols)
 {
     int64_t rr, rb, cr, cb;
-    cm_window_last_outputs(rows, &rr, &rb);
-    cm_window_last_outputs(cols, &cr, &cb);
+    window_last_outputs(rows, &rr, &rb);
+    window_last_outputs(cols, &cr, &cb);
     /* rows ending beyond the last real row finish after it entirely; the row ending on
      * it finishes only its columns that reach the last real column */
     return (double)rb * (double)cols->out + (double)(rr - rb) * (double)cr;

@@ -283,11 +283,22 @@ static void add_edge_rows(ilp *m, int u, int v)
 /* ---- the first frame on a chain segment (src/design/first_frame.c) ---- */
 
 typedef struct frame_arg {
-    const ilp *m;
-    int i;            /* node in the segment */
-    double words;     /* its input words a sample */
+    double words;     /* the node's input words a sample */
     double burst;     /* words its producer writes at once */
 } frame_arg;
+
+/* Node i of the segment's input: its words, and its producer's burst (the same for all
+ * the producer's configurations on every backend; memory for the segment's first). */
+static frame_arg frame_arg_of(const ilp *m, int i)
+{
+    const int node = m->s->first + i;
+    const double words = (double)m->p->d->hd.nodes[node].size_in;
+    frame_arg fa = {words > 0 ? words : 1.0, 1.0};
+    const ex_node *pn = i > 0 ? &m->p->nodes[node - 1] : NULL;
+    if (pn && pn->n_cfg > 0)
+        fa.burst = pn->cfg[0].timing.burst_words;
+    return fa;
+}
 
 /* The share of the producer's output span after which the k-th input word is in. */
 static double span_share(const frame_arg *a, double k)
@@ -401,8 +412,7 @@ static double frame_bound(const ilp *m)
 {
     double total = 0.0;
     for (int i = 0; i < m->n; i++) {
-        const int node = m->s->first + i;
-        frame_arg fa = {m, i, (double)m->p->d->hd.nodes[node].size_in, 1.0};
+        const frame_arg fa = frame_arg_of(m, i);
         double most = 0.0;
         for (int k = m->off[i]; k < m->off[i + 1]; k++) {
             if (!m->col[k])
@@ -426,11 +436,8 @@ static void add_frame_rows(ilp *m)
 {
     const double big_m = frame_bound(m);
     for (int i = 0; i < m->n; i++) {
-        const int node = m->s->first + i;
         const int F = m->frame_col[3 * i], S = m->frame_col[3 * i + 1], L = m->frame_col[3 * i + 2];
-        frame_arg fa = {m, i, (double)m->p->d->hd.nodes[node].size_in, 1.0};
-        if (fa.words <= 0)
-            fa.words = 1.0;
+        const frame_arg fa = frame_arg_of(m, i);
         if (i == 0) {
             add_after(m, i, F, 0, w_fill_own, NULL);
             add_after(m, i, F, 0, w_fill_source, &fa);
@@ -439,9 +446,6 @@ static void add_frame_rows(ilp *m)
             add_after(m, i, L, 0, w_tail_source, &fa);
         } else {
             const int a = m->frame_col[3 * (i - 1)], z = m->frame_col[3 * (i - 1) + 2];
-            /* the producer's burst: the same for all its configurations on every backend */
-            const ex_node *pn = &m->p->nodes[node - 1];
-            fa.burst = pn->n_cfg > 0 ? pn->cfg[0].timing.burst_words : 1.0;
             add_after(m, i, F, a, w_fill_own, NULL);
             add_share_rows(m, i, F, a, z, true, &fa, big_m);
             add_after(m, i, S, a, w_start_own, NULL);
