@@ -8,6 +8,10 @@
 #include <jansson.h>
 #include <cnnmap/error.h>
 
+/* How a command prints its result: the text tables, the JSON object of cli.md, or
+ * (--csv) that object's per-layer table as CSV. */
+typedef enum cm_cli_format { CM_CLI_TEXT, CM_CLI_JSON, CM_CLI_CSV } cm_cli_format;
+
 typedef struct cm_cli_command {
     const char *name;
     const char *summary;
@@ -31,7 +35,7 @@ int cm_cli_simulate(int argc, char **argv);
 int cm_cli_multi_export_md(const char *design_path, const char *out);
 /* evaluate of a `multi -o` design file: the figures and tables multi printed, from the
  * loaded design (cm_multi_design_load). Returns an exit code. */
-int cm_cli_multi_evaluate(const char *design_path, bool json);
+int cm_cli_multi_evaluate(const char *design_path, cm_cli_format format);
 /* export of an nn2FPGA design file (export_nn2fpga.c): report-md; the streaming
  * backends' formats are refused (exit 2). Returns an exit code. */
 int cm_cli_export_nn2fpga(const char *design_path, const char *format, const char *output);
@@ -56,7 +60,7 @@ struct cm_design_run;
 /* Prints a design's summary, node and partition tables, or its JSON object. With an
  * `output` path, the design file is written there first, once the figures are known
  * and before anything is printed, so that a failed write leaves stdout empty. */
-int cm_cli_print_design(const struct cm_design *d, const struct cm_design_run *run, bool json,
+int cm_cli_print_design(const struct cm_design *d, const struct cm_design_run *run, cm_cli_format format,
                         const char *output);
 
 /* Writes the design file (nothing when output is NULL); 0 or the exit code, after the
@@ -68,7 +72,7 @@ int cm_cli_save_design(const struct cm_design *d, const struct cm_design_run *ru
  * latency_report.h; sdf adds its SDF matrices) and then, unless the latency-driven
  * design was chosen, its first violated constraint. With `output`, a design that
  * succeeds is written there before anything is printed. Returns the exit code. */
-int cm_cli_report_design(const struct cm_design *d, const struct cm_design_run *run, bool json,
+int cm_cli_report_design(const struct cm_design *d, const struct cm_design_run *run, cm_cli_format format,
                          bool sdf, const char *origin, const char *output);
 
 /* When the design breaks a constraint: prints the first violation as the one error
@@ -97,6 +101,15 @@ int cm_cli_usage_error(const char *command, const char *fmt, ...)
 /* True when argv holds --help or -h: prints usage to stdout. */
 bool cm_cli_wants_help(int argc, char **argv, const char *usage);
 
+/* --json or --csv seen: sets *format; both at once is a usage error (exit code). */
+int cm_cli_set_format(const char *command, cm_cli_format wanted, cm_cli_format *format);
+
+/* Parses the options of a command whose only options are --json and --csv (inspect);
+ * *first_arg is the index of its first positional argument. Returns 0 or the usage
+ * exit code. */
+int cm_cli_parse_format_flags(int argc, char **argv, const char *command, cm_cli_format *format,
+                              int *first_arg);
+
 /* Parses the options of a command whose only option is --json; *first_arg is the
  * index of its first positional argument. Returns 0 or the usage exit code. */
 int cm_cli_parse_json_flag(int argc, char **argv, const char *command, bool *json,
@@ -113,5 +126,10 @@ json_t *cm_cli_json_finish(json_t *o, bool ok);
 
 /* Prints a JSON object on stdout, one line per key for reading. */
 int cm_cli_print_json(json_t *obj);
+/* Prints a command's JSON object as format says: JSON as cm_cli_print_json does; CSV
+ * as its table of layers (the first of its "nodes", "layers" or, for several
+ * networks, "models" arrays, util/csv.h). Takes obj, which may be NULL (the one error
+ * line). */
+int cm_cli_print_as(json_t *obj, cm_cli_format format);
 
 #endif

@@ -15,7 +15,7 @@
 #include "cli/overlay_report.h"
 
 const char cm_cli_evaluate_usage[] =
-    "usage: cnnmap evaluate DESIGN.json [--json] [--sdf]\n\n"
+    "usage: cnnmap evaluate DESIGN.json [--json | --csv] [--sdf]\n\n"
     "Reads a design file (or one edited by hand) of any architecture: a streaming design or\n"
     "a latency-driven fpgaConvNet design (optimise -o), an nn2FPGA design (optimise --backend\n"
     "nn2fpga -o), an overlay design (overlay -o) or several networks' design (multi -o).\n"
@@ -24,15 +24,17 @@ const char cm_cli_evaluate_usage[] =
     "command that wrote it. A broken constraint is reported by node, layer, block or\n"
     "resource with exit code 3.\n\n"
     "  --json   print the summary object of cli.md instead of tables\n"
+    "  --csv    print the table of layers (of networks, for several networks' design)\n"
+    "           as CSV: the --json object's rows, nested keys as outer.inner\n"
     "  --sdf    with the latency-driven fpgaConvNet design: its SDF matrices too\n";
 
-static int evaluate_nn2fpga(const char *path, bool json)
+static int evaluate_nn2fpga(const char *path, cm_cli_format format)
 {
     cm_error err = {0};
     cm_nn2fpga_design n2;
     if (cm_nn2fpga_design_load(path, &n2, &err) != CM_OK)
         return cm_cli_fail(&err);
-    int rc = cm_cli_nn2fpga_print(&n2, json);
+    int rc = cm_cli_nn2fpga_print(&n2, format);
     cm_nn2fpga_design_free(&n2);
     return rc;
 }
@@ -41,19 +43,23 @@ int cm_cli_evaluate(int argc, char **argv)
 {
     static const struct option options[] = {{"json", no_argument, NULL, 'j'},
                                             {"sdf", no_argument, NULL, 's'},
+                                            {"csv", no_argument, NULL, 'c'},
                                             {NULL, 0, NULL, 0}};
-    bool json = false, sdf = false;
-    int c;
+    cm_cli_format format = CM_CLI_TEXT;
+    bool sdf = false;
+    int c, rc = CM_OK;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        if (c == 'j')
-            json = true;
+    while (rc == CM_OK && (c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        if (c == 'j' || c == 'c')
+            rc = cm_cli_set_format("evaluate", c == 'c' ? CM_CLI_CSV : CM_CLI_JSON, &format);
         else if (c == 's')
             sdf = true;
         else
             return cm_cli_usage_error("evaluate", "unknown option '%s'", argv[optind - 1]);
     }
+    if (rc != CM_OK)
+        return rc;
     if (optind != argc - 1)
         return cm_cli_usage_error("evaluate", optind >= argc ? "no DESIGN.json given"
                                                              : "more than one design given");
@@ -66,20 +72,20 @@ int cm_cli_evaluate(int argc, char **argv)
     cm_architecture arch = CM_ARCH_STREAMING;
     cm_design_file_architecture(path, &arch, &err);
     switch (arch) {
-    case CM_ARCH_MULTI: return cm_cli_multi_evaluate(path, json);
-    case CM_ARCH_NN2FPGA: return evaluate_nn2fpga(path, json);
-    case CM_ARCH_OVERLAY: return cm_cli_overlay_evaluate(path, json);
-    case CM_ARCH_LATENCY_DRIVEN: return cm_cli_latency_evaluate(path, json, sdf);
+    case CM_ARCH_MULTI: return cm_cli_multi_evaluate(path, format);
+    case CM_ARCH_NN2FPGA: return evaluate_nn2fpga(path, format);
+    case CM_ARCH_OVERLAY: return cm_cli_overlay_evaluate(path, format);
+    case CM_ARCH_LATENCY_DRIVEN: return cm_cli_latency_evaluate(path, format, sdf);
     default: break;
     }
     /* fpgaConvNet on the latency objective: the file records both flows' designs */
     if (cm_latency_is_choice_file(path))
-        return cm_cli_latency_evaluate(path, json, sdf);
+        return cm_cli_latency_evaluate(path, format, sdf);
     cm_design *d = NULL;
     cm_design_run run;
     if (cm_design_load(path, &d, &run, &err) != CM_OK)
         return cm_cli_fail(&err);
-    int rc = cm_cli_report_design(d, &run, json, sdf, path, NULL);
+    rc = cm_cli_report_design(d, &run, format, sdf, path, NULL);
     cm_design_free(d);
     return rc;
 }

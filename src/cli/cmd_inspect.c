@@ -1,4 +1,4 @@
-/* `cnnmap inspect MODEL [--json]`: the layers a model file holds, as read. */
+/* `cnnmap inspect MODEL [--json|--csv]`: the layers a model file holds, as read. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,11 +8,13 @@
 #include "cli/cli.h"
 
 const char cm_cli_inspect_usage[] =
-    "usage: cnnmap inspect MODEL [--json]\n\n"
+    "usage: cnnmap inspect MODEL [--json | --csv]\n\n"
     "Reads an ONNX or QONNX model and prints one row per layer: name, operator, input and\n"
     "output shape (C x H x W), kernel, stride, padding (top, left, bottom, right), groups,\n"
     "multiply-accumulates, parameters, weight and activation bit widths; then totals.\n\n"
-    "  --json   print the object of cli.md instead of the table\n";
+    "  --json   print the object of cli.md instead of the table\n"
+    "  --csv    print the table of layers as CSV: the --json object's layers, one row\n"
+    "           each (nested keys as outer.inner, lists space-separated)\n";
 
 static json_t *int_array(const int64_t *v, int n)
 {
@@ -117,9 +119,9 @@ static void print_table(const cm_graph *g)
 
 int cm_cli_inspect(int argc, char **argv)
 {
-    bool json = false;
+    cm_cli_format format = CM_CLI_TEXT;
     int first_arg = 0;
-    int usage = cm_cli_parse_json_flag(argc, argv, "inspect", &json, &first_arg);
+    int usage = cm_cli_parse_format_flags(argc, argv, "inspect", &format, &first_arg);
     if (usage != CM_OK)
         return usage;
     if (first_arg != argc - 1)
@@ -129,8 +131,8 @@ int cm_cli_inspect(int argc, char **argv)
     if (cm_model_load(argv[first_arg], &g, &err) != CM_OK)
         return cm_cli_fail(&err);
     int rc = CM_OK;
-    if (json)
-        rc = cm_cli_print_json(graph_json(g));
+    if (format != CM_CLI_TEXT)
+        rc = cm_cli_print_as(graph_json(g), format);
     else
         print_table(g);
     cm_graph_free(g);

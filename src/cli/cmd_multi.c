@@ -50,7 +50,7 @@ const char cm_cli_multi_usage[] =
 typedef struct multi_args {
     cm_multi_request q;
     const char *out, *report;
-    bool json;
+    cm_cli_format format;
 } multi_args;
 
 static int usage(const char *fmt, const char *arg)
@@ -120,7 +120,7 @@ static int parse_option(int c, const char *arg, multi_args *a)
         a->report = arg;
         return CM_OK;
     default:
-        a->json = true;
+        a->format = CM_CLI_JSON;
         return CM_OK;
     }
 }
@@ -276,8 +276,8 @@ static int report(const multi_args *a, const cm_multi_result *r, double time_s)
         rc = write_text(a->report, cm_multi_report_md(r));
     if (rc != CM_OK)
         return rc;
-    if (a->json)
-        return cm_cli_print_json(result_json(r, time_s));
+    if (a->format != CM_CLI_TEXT)
+        return cm_cli_print_as(result_json(r, time_s), a->format);
     print_table(r, time_s);
     return fflush(stdout) == 0 ? CM_OK : CM_EINTERNAL;
 }
@@ -305,7 +305,7 @@ int cm_cli_multi(int argc, char **argv)
     return rc;
 }
 
-int cm_cli_multi_evaluate(const char *design_path, bool json)
+int cm_cli_multi_evaluate(const char *design_path, cm_cli_format format)
 {
     cm_error err = {0};
     cm_multi_result *r = NULL;
@@ -314,7 +314,7 @@ int cm_cli_multi_evaluate(const char *design_path, bool json)
         return cm_cli_fail(&err);
     multi_args a;
     memset(&a, 0, sizeof a);
-    a.json = json;
+    a.format = format;
     int rc = report(&a, r, cm_seconds_now() - t0);
     cm_multi_result_free(r);
     return rc;

@@ -20,7 +20,7 @@ const char cm_cli_optimise_usage[] =
     "usage: cnnmap optimise MODEL --board BOARD [--backend B] [--objective latency|throughput]\n"
     "                       [--batch N] [--optimiser O] [--no-reconf] [--seed N]\n"
     "                       [--time-limit SECONDS] [--clock MHZ] [--bits N] [-o DESIGN.json]\n"
-    "                       [--json] [--quiet]\n\n"
+    "                       [--json | --csv] [--quiet]\n\n"
     "Lays MODEL out on the streaming building blocks of a backend for BOARD, searches the\n"
     "folding of every node and the cuts into FPGA configurations, and prints the predicted\n"
     "latency, throughput and resources with a table per node and per partition.\n\n"
@@ -45,6 +45,7 @@ const char cm_cli_optimise_usage[] =
     "                       quantise (default 4 for finn; fpgaconvnet and hls4ml use 16)\n"
     "  -o DESIGN.json       write the design (for evaluate and export)\n"
     "  --json               print the summary object of cli.md instead of tables\n"
+    "  --csv                print the table of nodes as CSV (the --json object's nodes)\n"
     "  --quiet              no progress bar\n\n"
     "With --backend nn2fpga (nn2FPGA's integer dataflow accelerator for QONNX models):\n"
     "  --optimiser O        bip (default: two-phase binary integer program, the period S\n"
@@ -57,11 +58,12 @@ typedef struct optimise_args {
     const char *model, *board, *output;
     cm_design_options design;
     cm_optimise_options search;
-    bool json, quiet, sdf;
+    cm_cli_format format;
+    bool quiet, sdf;
 } optimise_args;
 
 enum { OPT_BOARD = 256, OPT_BACKEND, OPT_OBJECTIVE, OPT_BATCH, OPT_OPTIMISER, OPT_NO_RECONF,
-       OPT_NO_WR, OPT_SEED, OPT_TIME, OPT_CLOCK, OPT_BITS, OPT_JSON, OPT_QUIET, OPT_SDF };
+       OPT_NO_WR, OPT_SEED, OPT_TIME, OPT_CLOCK, OPT_BITS, OPT_JSON, OPT_QUIET, OPT_SDF, OPT_CSV };
 
 static int parse_option(int c, const char *arg, optimise_args *a)
 {
@@ -109,7 +111,8 @@ static int parse_option(int c, const char *arg, optimise_args *a)
         rc = cm_cli_parse_long(cmd, "--bits", arg, 1, 32, &v);
         a->design.default_weight_bits = a->design.default_act_bits = (int)v;
         break;
-    case OPT_JSON: a->json = true; break;
+    case OPT_JSON:
+    case OPT_CSV: return cm_cli_set_format(cmd, c == OPT_CSV ? CM_CLI_CSV : CM_CLI_JSON, &a->format);
     case OPT_QUIET: a->quiet = true; break;
     default: return cm_cli_usage_error(cmd, "unknown option '%s'", arg ? arg : "");
     }
@@ -133,6 +136,7 @@ static int parse_args(int argc, char **argv, optimise_args *a)
         {"bits", required_argument, NULL, OPT_BITS},
         {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, OPT_JSON},
+        {"csv", no_argument, NULL, OPT_CSV},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
@@ -221,7 +225,7 @@ int cm_cli_optimise(int argc, char **argv)
         cm_design_free(d);
         return cm_cli_fail(&err);
     }
-    rc = cm_cli_report_design(d, &run, a.json, a.sdf, a.model, a.output);
+    rc = cm_cli_report_design(d, &run, a.format, a.sdf, a.model, a.output);
     cm_design_free(d);
     return rc;
 }

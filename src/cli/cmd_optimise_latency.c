@@ -324,7 +324,7 @@ static void put_lower_bound(json_t *obj, const cm_latency_choice *o, bool *ok)
 }
 
 static int print_json(const cm_design *d, const cm_design_run *run, const cm_latency_choice *o, bool sdf,
-                      const char *output)
+                      const char *output, cm_cli_format format)
 {
     json_t *obj = cm_design_report_json(d, run);
     if (!obj)
@@ -341,17 +341,17 @@ static int print_json(const cm_design *d, const cm_design_run *run, const cm_lat
         json_decref(obj);
         return rc;
     }
-    return cm_cli_print_json(obj);
+    return cm_cli_print_as(obj, format);
 }
 
 static int print_report(const cm_design *d, const cm_design_run *run, const cm_latency_choice *o,
-                        bool json, bool sdf, const char *output)
+                        cm_cli_format format, bool sdf, const char *output)
 {
-    if (json)
-        return print_json(d, run, o, sdf, output);
+    if (format != CM_CLI_TEXT)
+        return print_json(d, run, o, sdf, output, format);
     int rc = save_choice(d, run, o, output);
     if (rc == CM_OK)
-        rc = cm_cli_print_design(d, run, false, NULL);
+        rc = cm_cli_print_design(d, run, CM_CLI_TEXT, NULL);
     if (rc == CM_OK) {
         print_section(d, o, sdf);
         print_choice(o, run);
@@ -367,18 +367,18 @@ int cm_cli_latency_report(const cm_design *d, const cm_design_run *run,
     *chose_latency = false;
     bool partitioned_ok = cm_design_check(d, &v, 1) == 0;
     if (!a->weights_reloading)
-        return cm_cli_print_design(d, run, a->json, partitioned_ok ? a->output : NULL);
+        return cm_cli_print_design(d, run, a->format, partitioned_ok ? a->output : NULL);
     cm_latency_choice o;
     cm_latency_choose(d, run, &o);
     *chose_latency = o.chose_latency;
     /* Written only when the command succeeds: the chosen design is feasible. */
     const char *output = o.chose_latency || partitioned_ok ? a->output : NULL;
-    int rc = print_report(d, run, &o, a->json, a->sdf, output);
+    int rc = print_report(d, run, &o, a->format, a->sdf, output);
     cm_latency_choice_free(&o);
     return rc;
 }
 
-int cm_cli_latency_evaluate(const char *path, bool json, bool sdf)
+int cm_cli_latency_evaluate(const char *path, cm_cli_format format, bool sdf)
 {
     cm_design *d = NULL;
     cm_design_run run;
@@ -386,7 +386,7 @@ int cm_cli_latency_evaluate(const char *path, bool json, bool sdf)
     cm_error err = {0};
     if (cm_latency_choice_load(path, &d, &run, &o, &err) != CM_OK)
         return cm_cli_fail(&err);
-    int rc = print_report(d, &run, &o, json, sdf, NULL);
+    int rc = print_report(d, &run, &o, format, sdf, NULL);
     if (rc == CM_OK)
         rc = cm_cli_design_outcome(d, &run, path, o.chose_latency);
     cm_latency_choice_free(&o);

@@ -17,7 +17,7 @@ static const char usage[] =
     "usage: cnnmap optimise MODEL --board BOARD --backend nn2fpga [--optimiser bip|exact|none]\n"
     "                       [--objective throughput|latency] [--batch N] [--clock MHZ]\n"
     "                       [--bits N] [--no-temporal-reuse] [--no-loop-merge]\n"
-    "                       [--time-limit SECONDS] [-o DESIGN.json] [--json] [--quiet]\n\n"
+    "                       [--time-limit SECONDS] [-o DESIGN.json] [--json | --csv] [--quiet]\n\n"
     "Maps MODEL onto an nn2FPGA static dataflow accelerator: every convolution and pooling\n"
     "layer gets unroll factors (ow_par, och_par, ich_par) from a two-phase binary integer\n"
     "program (phase 1 minimises the pipeline period S, phase 2 the resources at that S).\n\n"
@@ -40,16 +40,18 @@ static const char usage[] =
     "                       the model, board, options and every layer's unroll factors,\n"
     "                       which `evaluate` and `export` read\n"
     "  --json               print the summary object of cli.md with the nn2fpga keys\n"
+    "  --csv                print the table of layers as CSV (the --json object's layers)\n"
     "  --seed, --no-reconf  accepted; the backend is deterministic and has one partition\n";
 
 typedef struct n2_args {
     const char *model, *board, *output;
     cm_nn2fpga_options o;
-    bool json, latency;
+    cm_cli_format format;
+    bool latency;
 } n2_args;
 
 enum { OPT_BOARD = 256, OPT_BACKEND, OPT_OBJECTIVE, OPT_BATCH, OPT_OPTIMISER, OPT_IGNORED,
-       OPT_SEED, OPT_TIME, OPT_CLOCK, OPT_BITS, OPT_JSON, OPT_NO_TR, OPT_NO_LM };
+       OPT_SEED, OPT_TIME, OPT_CLOCK, OPT_BITS, OPT_JSON, OPT_CSV, OPT_NO_TR, OPT_NO_LM };
 
 static const char cmd[] = "optimise";
 
@@ -97,7 +99,8 @@ static int parse_option(int c, const char *arg, n2_args *a)
         rc = cm_cli_parse_long(cmd, "--bits", arg, 1, 32, &v);
         a->o.default_bits = (int)v;
         break;
-    case OPT_JSON: a->json = true; break;
+    case OPT_JSON:
+    case OPT_CSV: return cm_cli_set_format(cmd, c == OPT_CSV ? CM_CLI_CSV : CM_CLI_JSON, &a->format);
     case OPT_NO_TR: a->o.temporal_reuse = false; break;
     case OPT_NO_LM: a->o.loop_merge = false; break;
     case OPT_IGNORED: break;
@@ -122,6 +125,7 @@ static int parse_args(int argc, char **argv, n2_args *a)
         {"bits", required_argument, NULL, OPT_BITS},
         {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, OPT_JSON},
+        {"csv", no_argument, NULL, OPT_CSV},
         {"no-temporal-reuse", no_argument, NULL, OPT_NO_TR},
         {"no-loop-merge", no_argument, NULL, OPT_NO_LM},
         {NULL, 0, NULL, 0}};
@@ -169,7 +173,7 @@ int cm_cli_optimise_nn2fpga(int argc, char **argv)
     if (a.output && cm_nn2fpga_design_save(&d, a.output, &err) != CM_OK)
         rc = cm_cli_fail(&err);
     if (rc == CM_OK)
-        rc = cm_cli_nn2fpga_print(&d, a.json);
+        rc = cm_cli_nn2fpga_print(&d, a.format);
     cm_nn2fpga_design_free(&d);
     return rc;
 }

@@ -139,7 +139,7 @@ int cm_cli_overlay(int argc, char **argv)
     if (cm_overlay_design_create(a.model, a.board, &a.opt, &d, &err) != CM_OK)
         return err.code == CM_EUSAGE ? cm_cli_usage_error("overlay", "%s", err.message)
                                      : cm_cli_fail(&err);
-    rc = cm_cli_overlay_report(&d, a.json, a.output);
+    rc = cm_cli_overlay_report(&d, a.json ? CM_CLI_JSON : CM_CLI_TEXT, a.output);
     cm_overlay_design_free(&d);
     return rc;
 }

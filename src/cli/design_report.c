@@ -96,12 +96,13 @@ int cm_cli_save_design(const cm_design *d, const cm_design_run *run, const char 
     return CM_OK;
 }
 
-int cm_cli_print_design(const cm_design *d, const cm_design_run *run, bool json,
+int cm_cli_print_design(const cm_design *d, const cm_design_run *run, cm_cli_format format,
                         const char *output)
 {
     /* The JSON object is built before the file is written: a failure to build it must
      * not leave a design file behind. */
     json_t *obj = NULL;
+    bool json = format != CM_CLI_TEXT;
     if (json && !(obj = cm_design_report_json(d, run)))
         return cm_cli_print_json(NULL);
     int rc = cm_cli_save_design(d, run, output);
@@ -110,7 +111,7 @@ int cm_cli_print_design(const cm_design *d, const cm_design_run *run, bool json,
         return rc;
     }
     if (json)
-        return cm_cli_print_json(obj);
+        return cm_cli_print_as(obj, format);
     print_summary(d, run);
     print_nodes(d);
     print_partitions(d);
@@ -135,7 +136,7 @@ int cm_cli_design_violations(const cm_design *d, const cm_design_run *run, const
     return CM_EINFEASIBLE;
 }
 
-int cm_cli_report_design(const cm_design *d, const cm_design_run *run, bool json, bool sdf,
+int cm_cli_report_design(const cm_design *d, const cm_design_run *run, cm_cli_format format, bool sdf,
                          const char *origin, const char *output)
 {
     const cm_design_options *o = cm_design_options_of(d);
@@ -147,12 +148,12 @@ int cm_cli_report_design(const cm_design *d, const cm_design_run *run, bool json
     cm_violation v;
     int rc;
     if (o->backend == CM_BACKEND_FPGACONVNET && o->objective == CM_OBJECTIVE_LATENCY) {
-        cm_cli_latency_args la = {.json = json, .sdf = sdf,
+        cm_cli_latency_args la = {.format = format, .sdf = sdf,
                                   .weights_reloading = o->weights_reloading, .output = output};
         rc = cm_cli_latency_report(d, run, &la, &chose_latency);
     } else {
         /* A design that breaks a constraint fails the command, so it is not written. */
-        rc = cm_cli_print_design(d, run, json, cm_design_check(d, &v, 1) == 0 ? output : NULL);
+        rc = cm_cli_print_design(d, run, format, cm_design_check(d, &v, 1) == 0 ? output : NULL);
     }
     return rc == CM_OK ? cm_cli_design_outcome(d, run, origin, chose_latency) : rc;
 }

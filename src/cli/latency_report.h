@@ -5,11 +5,13 @@
 
 #include <stdbool.h>
 
+#include "cli/cli.h"
+
 struct cm_design;
 struct cm_design_run;
 
 typedef struct cm_cli_latency_args {
-    bool json;              /* one JSON object (cli.md) with "latency_driven" inside */
+    cm_cli_format format;   /* JSON: one object (cli.md) with "latency_driven" inside */
     bool sdf;               /* show the SDF matrices (Gamma, W, II per subgraph) */
     bool weights_reloading; /* false (--no-weights-reloading): throughput-driven space only */
     const char *output;     /* design file to write before printing when the run succeeds
@@ -30,7 +32,7 @@ int cm_cli_latency_report(const struct cm_design *d, const struct cm_design_run 
 /* `evaluate` of a file cm_latency_is_choice_file accepts: the choice read back, printed
  * as optimise printed it (text or JSON, sdf as --sdf), without searching. Returns an
  * exit code. */
-int cm_cli_latency_evaluate(const char *path, bool json, bool sdf);
+int cm_cli_latency_evaluate(const char *path, cm_cli_format format, bool sdf);
 
 /* After a design was printed: the partitioned design's broken constraint fails the
  * command unless the latency-driven design was chosen (then it is a warning). Returns

@@ -9,6 +9,7 @@
 #include <cnnmap/version.h>
 
 #include "cli/cli.h"
+#include "util/csv.h"
 
 static const cm_cli_command commands[] = {
     {"inspect", "show the layers of an ONNX or QONNX model", cm_cli_inspect_usage, cm_cli_inspect},
@@ -66,6 +67,31 @@ bool cm_cli_wants_help(int argc, char **argv, const char *usage)
     return false;
 }
 
+int cm_cli_set_format(const char *command, cm_cli_format wanted, cm_cli_format *format)
+{
+    if (*format != CM_CLI_TEXT && *format != wanted)
+        return cm_cli_usage_error(command, "--json and --csv exclude each other");
+    *format = wanted;
+    return CM_OK;
+}
+
+int cm_cli_parse_format_flags(int argc, char **argv, const char *command, cm_cli_format *format,
+                              int *first_arg)
+{
+    static const struct option options[] = {{"json", no_argument, NULL, 'j'},
+                                            {"csv", no_argument, NULL, 'c'},
+                                            {NULL, 0, NULL, 0}};
+    int c, rc = CM_OK;
+    opterr = 0;
+    while (rc == CM_OK && (c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        if (c != 'j' && c != 'c')
+            return cm_cli_usage_error(command, "unknown option '%s'", argv[optind - 1]);
+        rc = cm_cli_set_format(command, c == 'c' ? CM_CLI_CSV : CM_CLI_JSON, format);
+    }
+    *first_arg = optind;
+    return rc;
+}
+
 int cm_cli_parse_json_flag(int argc, char **argv, const char *command, bool *json,
                            int *first_arg)
 {
@@ -118,6 +144,46 @@ int cm_cli_print_json(json_t *obj)
         return CM_EINTERNAL;
     }
     return CM_OK;
+}
+
+/* The table a command's object holds: its layers or nodes, or its networks. */
+static const json_t *csv_rows(const json_t *obj)
+{
+    static const char *const keys[] = {"nodes", "layers", "models"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const json_t *rows = json_object_get(obj, keys[i]);
+        if (json_is_array(rows))
+            return rows;
+    }
+    return NULL;
+}
+
+static int print_csv(json_t *obj)
+{
+    const json_t *rows = csv_rows(obj);
+    cm_strbuf b = {0};
+    if (rows)
+        cm_csv_append_table(&b, rows);
+    json_decref(obj);
+    char *text = cm_strbuf_take(&b);
+    if (!rows || !text) {
+        free(text);
+        fprintf(stderr, "cnnmap: internal error: cannot build the CSV output%s\n",
+                rows ? " (out of memory)" : " (no table of layers)");
+        return CM_EINTERNAL;
+    }
+    int rc = fputs(text, stdout) == EOF || fflush(stdout) != 0 ? CM_EINTERNAL : CM_OK;
+    free(text);
+    if (rc != CM_OK)
+        fprintf(stderr, "cnnmap: cannot write to standard output\n");
+    return rc;
+}
+
+int cm_cli_print_as(json_t *obj, cm_cli_format format)
+{
+    if (format != CM_CLI_CSV || !obj)
+        return cm_cli_print_json(obj);
+    return print_csv(obj);
 }
 
 int main(int argc, char **argv)

@@ -76,10 +76,10 @@ static void print_human(const cm_nn2fpga_design *d)
     printf("(* critical layer: its latency is S; BRAMw/BRAMwb: weight and window-buffer BRAM18)\n");
 }
 
-int cm_cli_nn2fpga_print(const cm_nn2fpga_design *d, bool json)
+int cm_cli_nn2fpga_print(const cm_nn2fpga_design *d, cm_cli_format format)
 {
-    if (json)
-        return cm_cli_print_json(cm_nn2fpga_report_json(d));
+    if (format != CM_CLI_TEXT)
+        return cm_cli_print_as(cm_nn2fpga_report_json(d), format);
     print_human(d);
     return CM_OK;
 }

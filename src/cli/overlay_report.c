@@ -64,8 +64,9 @@ static void print_table(const cm_overlay_design *d)
     print_baseline("greedy (fastest compute per layer)", &r->greedy, r->latency_s);
 }
 
-int cm_cli_overlay_report(const cm_overlay_design *d, bool json, const char *output)
+int cm_cli_overlay_report(const cm_overlay_design *d, cm_cli_format format, const char *output)
 {
+    bool json = format != CM_CLI_TEXT;
     json_t *o = json ? cm_overlay_report_json(d) : NULL;
     if (json && !o)
         return cm_cli_print_json(NULL); /* the one line, before any file is written */
@@ -75,18 +76,18 @@ int cm_cli_overlay_report(const cm_overlay_design *d, bool json, const char *out
         return cm_cli_fail(&err);
     }
     if (json)
-        return cm_cli_print_json(o);
+        return cm_cli_print_as(o, format);
     print_table(d);
     return CM_OK;
 }
 
-int cm_cli_overlay_evaluate(const char *design_path, bool json)
+int cm_cli_overlay_evaluate(const char *design_path, cm_cli_format format)
 {
     cm_error err = {0};
     cm_overlay_design d;
     if (cm_overlay_design_load(design_path, &d, &err) != CM_OK)
         return cm_cli_fail(&err);
-    int rc = cm_cli_overlay_report(&d, json, NULL);
+    int rc = cm_cli_overlay_report(&d, format, NULL);
     cm_overlay_design_free(&d);
     return rc;
 }

@@ -5,16 +5,18 @@
 #define CM_CLI_OVERLAY_REPORT_H
 
 #include <stdbool.h>
+
+#include "cli/cli.h"
 #include <cnnmap/overlay.h>
 
 /* Prints the array, the layers and the baselines, or with `json` the object of cli.md.
  * With an `output` path, the design file is written there first, once the printed
  * object is built, so that a failure leaves neither a file nor output. Returns the exit
  * code. */
-int cm_cli_overlay_report(const cm_overlay_design *d, bool json, const char *output);
+int cm_cli_overlay_report(const cm_overlay_design *d, cm_cli_format format, const char *output);
 
 /* `evaluate` of an overlay design file. Returns the exit code. */
-int cm_cli_overlay_evaluate(const char *design_path, bool json);
+int cm_cli_overlay_evaluate(const char *design_path, cm_cli_format format);
 
 /* `export` of an overlay design file: report-md; the other formats are refused (exit
  * 2). Returns the exit code. */

@@ -88,3 +88,7 @@ add_test(NAME cli_simulate_fifo
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_simulate_fifo_cli.sh $<TARGET_FILE:cnnmap_cli>
           ${CMAKE_SOURCE_DIR} ${CM_TEST_MODELS_DIR})
 set_tests_properties(cli_simulate_fifo PROPERTIES FIXTURES_REQUIRED zoo_models)
+# --csv on inspect, optimise and evaluate: the --json object's table as CSV (issue 18).
+add_test(NAME cli_csv
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_csv_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_SHARED_DIR} ${CM_TEST_MODELS_DIR})
