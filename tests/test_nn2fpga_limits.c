@@ -226,6 +226,83 @@ static void test_bram_bound_message(void **state)
     cm_graph_free(g);
 }
 
+/* The bisection's quick verdicts (n2_quick.c) on a space worked by hand. Two layers,
+ * budget 5 DSP and 2 BRAM18:
+ *   layer 0: A (latency 10, 4 DSP, 0 BRAM), B (20, 1 DSP, 2 BRAM)
+ *   layer 1: C (10, 3 DSP, 1 BRAM),         D (30, 1 DSP, 0 BRAM)
+ * S = 10: only A and C, 7 DSP > 5: infeasible by the bound.
+ * S = 20: the least use (B's 1 DSP + C's 3; A's 0 BRAM + C's 1) passes the bound, but
+ *   A+C needs 7 DSP and B+C 3 BRAM: truly infeasible, and no choice fits, so the quick
+ *   verdict must stay unknown (the program decides).
+ * S = 30: A+D fits (5 DSP, 0 BRAM): feasible, with that choice. */
+static void test_quick_verdicts(void **state)
+{
+    (void)state;
+    n2_config cfg[4] = {{.lc = 10, .lw = 0, .dsp = 4, .bram = 0},
+                        {.lc = 20, .lw = 0, .dsp = 1, .bram = 2},
+                        {.lc = 10, .lw = 0, .dsp = 3, .bram = 1},
+                        {.lc = 0, .lw = 30, .dsp = 1, .bram = 0}};
+    int first[3] = {0, 2, 4};
+    n2_space sp = {.n_layers = 2, .first = first, .cfg = cfg, .n_cfg = 4};
+    n2_budget b = {.dsp = 5, .bram = 2, .uram = 0};
+    int choice[2] = {-1, -1};
+    assert_int_equal(n2_quick_verdict(&sp, &b, 10, choice), N2_INFEASIBLE);
+    assert_int_equal(n2_quick_verdict(&sp, &b, 20, choice), N2_UNKNOWN);
+    assert_int_equal(n2_quick_verdict(&sp, &b, 30, choice), N2_FEASIBLE);
+    assert_int_equal(choice[0], 0);
+    assert_int_equal(choice[1], 3);
+}
+
+/* On ResNet8's space on the KV260, every verdict the quick check gives agrees with the
+ * integer program's at the same period (GLPK, proven), over a spread of candidate
+ * periods from the fastest to the slowest configuration. */
+static void test_quick_verdicts_agree_with_glpk(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    int64_t lo = INT64_MAX, hi = 0;
+    for (int k = 0; k < f.sp.n_cfg; k++) {
+        int64_t v = n2_config_latency(&f.sp.cfg[k]);
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    int *choice = calloc((size_t)f.sp.n_layers, sizeof *choice);
+    int *quick_choice = calloc((size_t)f.sp.n_layers, sizeof *quick_choice);
+    int decided = 0;
+    n2_solve_options so = {.deadline = INFINITY};
+    for (int step = 0; step <= 24; step++) {
+        int64_t period = lo + (int64_t)((double)(hi - lo) * pow((double)step / 24.0, 3.0));
+        n2_verdict v = n2_quick_verdict(&f.sp, &f.b, period, quick_choice);
+        bool feasible = false;
+        cm_nn2fpga_phase ph = {0};
+        cm_error err = {0};
+        assert_int_equal(n2_phase2(&f.sp, &f.b, &so, period, false, choice, &feasible, &ph, &err),
+                         CM_OK);
+        assert_false(ph.stopped_early);
+        if (v == N2_UNKNOWN)
+            continue;
+        decided++;
+        assert_int_equal(v == N2_FEASIBLE, feasible);
+        if (v == N2_FEASIBLE) { /* the choice is within S and fits */
+            int64_t dsp = 0, bram = 0, uram = 0;
+            for (int t = 0; t < f.sp.n_layers; t++) {
+                const n2_config *c = &f.sp.cfg[quick_choice[t]];
+                assert_true(quick_choice[t] >= f.sp.first[t] && quick_choice[t] < f.sp.first[t + 1]);
+                assert_true(n2_config_latency(c) <= period);
+                dsp += c->dsp;
+                bram += c->bram;
+                uram += c->uram_banks;
+            }
+            assert_true(dsp <= f.b.dsp && bram <= f.b.bram && uram <= f.b.uram);
+        }
+    }
+    assert_true(decided >= 20); /* most probes need no program */
+    free(choice);
+    free(quick_choice);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -233,6 +310,8 @@ int main(void)
         cmocka_unit_test(test_time_limited_design),
         cmocka_unit_test(test_dsp_bound),
         cmocka_unit_test(test_bram_bound_message),
+        cmocka_unit_test(test_quick_verdicts),
+        cmocka_unit_test(test_quick_verdicts_agree_with_glpk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,6 +104,7 @@ typedef struct cm_nn2fpga_skip {
 typedef struct cm_nn2fpga_phase {
     int variables, constraints;
     int programs;     /* integer programs solved (bip's phase 1 bisects) */
+    int settled;      /* bisection probes a bound or a fitting choice settled, no program */
     double time_s;
     bool optimal;     /* every program proven optimal by the solver */
     bool stopped_early; /* the time limit stopped a program or the bisection */

@@ -60,10 +60,13 @@ static void print_human(const cm_nn2fpga_design *d)
            (long long)r->bram_skip, (long long)r->uram, (long long)h->uram);
     printf("residual     temporal reuse %s, loop merge %s\n",
            d->options.temporal_reuse ? "on" : "off", d->options.loop_merge ? "on" : "off");
-    for (int i = 0; i < 2 && r->phases[i].programs > 0; i++)
-        printf("phase %d      %d variables, %d constraints, %d program%s, %.3f s%s\n", i + 1,
+    for (int i = 0; i < 2 && r->phases[i].programs + r->phases[i].settled > 0; i++)
+        printf("phase %d      %d variables, %d constraints, %d program%s%s, %.3f s%s\n", i + 1,
                r->phases[i].variables, r->phases[i].constraints, r->phases[i].programs,
-               r->phases[i].programs == 1 ? "" : "s", r->phases[i].time_s,
+               r->phases[i].programs == 1 ? "" : "s",
+               r->phases[i].settled ? " (the other probes settled by a bound or a fitting choice)"
+                                    : "",
+               r->phases[i].time_s,
                r->phases[i].optimal         ? ", optimal"
                : r->phases[i].stopped_early ? ", not proven optimal: stopped early by the time limit"
                                             : ", not proven optimal");

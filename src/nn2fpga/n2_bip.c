@@ -479,18 +479,33 @@ static cm_status bisect(const n2_space *sp, const n2_budget *b, const n2_solve_o
     n2_solve_options po = *o;
     po.nodes_left = &nodes_left;
     *best = -1;
+    ph1->optimal = true; /* until a probe's program is not proven */
     while (st == CM_OK && lo <= hi && n2_now() < o->deadline && nodes_left > 0) {
         int mid = lo + (hi - lo) / 2;
         bool feasible = false;
-        cm_nn2fpga_phase probe_phase = {0};
-        st = n2_phase2(sp, b, &po, cand[mid], true, probe, &feasible, &probe_phase, err);
-        ph1->programs++;
-        ph1->time_s += probe_phase.time_s;
-        if (probe_phase.variables > ph1->variables)
-            ph1->variables = probe_phase.variables;
-        ph1->constraints = probe_phase.constraints;
-        ph1->optimal = ph1->programs == 1 ? probe_phase.optimal : ph1->optimal && probe_phase.optimal;
-        ph1->stopped_early = ph1->stopped_early || probe_phase.stopped_early;
+        double t0 = n2_now();
+        n2_verdict quick = n2_quick_verdict(sp, b, cand[mid], probe);
+        if (quick != N2_UNKNOWN) { /* a bound or a fitting choice settles it */
+            feasible = quick == N2_FEASIBLE;
+            ph1->settled++;
+            ph1->time_s += n2_now() - t0;
+            /* the size of the program it stood for (the order of the thesis' Table 4.1) */
+            int cols = 0;
+            for (int k = 0; k < sp->n_cfg; k++)
+                cols += n2_config_latency(&sp->cfg[k]) <= cand[mid];
+            ph1->variables = cols > ph1->variables ? cols : ph1->variables;
+            ph1->constraints = sp->n_layers + 3;
+        } else {
+            cm_nn2fpga_phase probe_phase = {0};
+            st = n2_phase2(sp, b, &po, cand[mid], true, probe, &feasible, &probe_phase, err);
+            ph1->programs++;
+            ph1->time_s += probe_phase.time_s;
+            if (probe_phase.variables > ph1->variables)
+                ph1->variables = probe_phase.variables;
+            ph1->constraints = probe_phase.constraints;
+            ph1->optimal = ph1->optimal && probe_phase.optimal;
+            ph1->stopped_early = ph1->stopped_early || probe_phase.stopped_early;
+        }
         /* a probe the deadline stopped without a design counts as infeasible: the
          * bisection goes on upwards, and the answer is no longer proven */
         if (st == CM_OK && feasible) {

@@ -412,6 +412,11 @@ static cm_status read_phase(n2_reader *r, json_t *p, int i, cm_nn2fpga_result *r
     ph->variables = (int)n[1];
     ph->constraints = (int)n[2];
     ph->programs = (int)n[3];
+    /* optional: files written before bisection probes were settled without programs */
+    int64_t settled = 0;
+    if (st == CM_OK && json_object_get(p, "settled"))
+        st = cm_json_get_int(&r->f, p, where, "settled", 0, INT_MAX, &settled);
+    ph->settled = (int)settled;
     if (st != CM_OK || i != 0)
         return st;
     /* Phase 1's own design is gone once phase 2 has run; only its figures remain. */

@@ -102,6 +102,13 @@ cm_status n2_phase2(const n2_space *sp, const n2_budget *b, const n2_solve_optio
 cm_status n2_bisect(const n2_space *sp, const n2_budget *b, const n2_solve_options *o,
                     int *choice, bool *found, cm_nn2fpga_phase *ph1, cm_error *err);
 
+/* A bisection probe settled without a program: N2_INFEASIBLE when the layers' least
+ * use of some resource within `period` already overruns the budget, N2_FEASIBLE (with
+ * choice[t] set for every layer) when a Lagrangian choice of configurations fits,
+ * N2_UNKNOWN when neither (n2_quick.c). */
+typedef enum n2_verdict { N2_UNKNOWN, N2_FEASIBLE, N2_INFEASIBLE } n2_verdict;
+n2_verdict n2_quick_verdict(const n2_space *sp, const n2_budget *b, int64_t period, int *choice);
+
 /* The bounds that decide "no feasible design" before any configuration is enumerated:
  * the skip buffers' BRAM18 alone, and every layer at unroll factor 1 (each layer's
  * fewest DSPs) summed. CM_EINFEASIBLE naming the resource. */

@@ -66,8 +66,9 @@ static json_t *phase_json(const cm_nn2fpga_result *r, int i)
     const cm_nn2fpga_phase *p = &r->phases[i];
     json_t *res = i == 0 ? resources_json(r->dsp_phase1, r->bram_phase1, r->uram_phase1, 0, 0)
                          : resources_json(r->dsp, r->bram18, r->uram, 0, 0);
-    return json_pack("{si si si si sf sb sb sf sI so}", "phase", i + 1, "variables", p->variables,
-                     "constraints", p->constraints, "programs", p->programs, "time_s", p->time_s,
+    return json_pack("{si si si si si sf sb sb sf sI so}", "phase", i + 1, "variables", p->variables,
+                     "constraints", p->constraints, "programs", p->programs, "settled",
+                     p->settled, "time_s", p->time_s,
                      "optimal", p->optimal, "stopped_early", p->stopped_early, "objective",
                      p->objective, "period",
                      (json_int_t)(i == 0 ? r->period_phase1 : r->period), "resources", res);
@@ -98,7 +99,7 @@ static json_t *details_json(const cm_nn2fpga_design *d)
         bram_before += r->skips[i].bram_before;
         bram_after += r->skips[i].bram_after;
     }
-    for (int i = 0; i < 2 && r->phases[i].programs > 0; i++)
+    for (int i = 0; i < 2 && r->phases[i].programs + r->phases[i].settled > 0; i++)
         phases = append(phases, phase_json(r, i));
     return json_pack("{sI sf sb sb s{sb sb} s{si si} so so s{sI sI sI sI ss sI} so}",
                      "period_cycles", (json_int_t)r->period, "fps_steady", r->fps, "optimal",
