@@ -382,16 +382,33 @@ cm_status n2_phase1(const n2_space *sp, const n2_budget *b, const n2_solve_optio
     return st;
 }
 
+/* Phase 2's objective term of a configuration: each resource over the budget's. */
+static double resource_cost(const n2_config *c, const n2_budget *b)
+{
+    return (double)c->dsp / (double)(b->dsp > 0 ? b->dsp : 1) +
+           (double)c->bram / (double)(b->bram > 0 ? b->bram : 1) +
+           (double)c->uram_banks / (double)(b->uram > 0 ? b->uram : 1);
+}
+
 static void set_resource_objective(program *p, const n2_space *sp, const n2_budget *b)
 {
     glp_set_obj_dir(p->lp, GLP_MIN);
-    for (int j = 1; j <= p->n_cols; j++) {
-        const n2_config *c = &sp->cfg[p->cols[j - 1]];
-        double v = (double)c->dsp / (double)(b->dsp > 0 ? b->dsp : 1) +
-                   (double)c->bram / (double)(b->bram > 0 ? b->bram : 1) +
-                   (double)c->uram_banks / (double)(b->uram > 0 ? b->uram : 1);
-        glp_set_obj_coef(p->lp, j, v);
-    }
+    for (int j = 1; j <= p->n_cols; j++)
+        glp_set_obj_coef(p->lp, j, resource_cost(&sp->cfg[p->cols[j - 1]], b));
+}
+
+/* The objective of a known choice as a row: the search skips what costs more (GLPK's
+ * presolver renumbers columns, so the choice cannot be handed over as an incumbent). */
+static void add_cutoff(program *p, const n2_space *sp, const n2_budget *b, const int *hint,
+                       int row)
+{
+    double bound = 0.0;
+    for (int t = 0; t < sp->n_layers; t++)
+        bound += resource_cost(&sp->cfg[hint[t]], b);
+    glp_add_rows(p->lp, 1);
+    glp_set_row_bnds(p->lp, row, GLP_UP, 0.0, bound * (1.0 + 1e-9));
+    for (int j = 1; j <= p->n_cols; j++)
+        put(&p->m, row, j, resource_cost(&sp->cfg[p->cols[j - 1]], b));
 }
 
 /* Every layer must keep a column, else the period is out of reach without a solve. */
@@ -411,7 +428,7 @@ cm_status n2_phase2(const n2_space *sp, const n2_budget *b, const n2_solve_optio
     double t0 = n2_now();
     program p;
     *feasible = false;
-    cm_status st = program_init(&p, sp, period, 0, 0, err);
+    cm_status st = program_init(&p, sp, period, minimise && o->hint ? 1 : 0, 0, err);
     if (st != CM_OK)
         return st;
     int *layer_of_col = layers_of_columns(&p, sp);
@@ -423,7 +440,9 @@ cm_status n2_phase2(const n2_space *sp, const n2_budget *b, const n2_solve_optio
     if (every_layer_has_column(&p, layer_of_col, sp->n_layers)) {
         if (minimise)
             set_resource_objective(&p, sp, b);
-        add_choice_and_budget(&p, sp, b, layer_of_col);
+        int next_row = add_choice_and_budget(&p, sp, b, layer_of_col);
+        if (minimise && o->hint)
+            add_cutoff(&p, sp, b, o->hint, next_row);
         st = solve(&p, o, feasible, &optimal, &stopped, err);
     }
     if (st == CM_OK && *feasible)

@@ -84,6 +84,8 @@ typedef struct n2_solve_options {
                       * left, the search is stopped there); the solver is not called after */
     int *nodes_left; /* NULL: each program may make N2_NODE_BUDGET branch-and-bound nodes;
                       * else the nodes its programs may still make together (n2_bip.c) */
+    const int *hint; /* a choice known to meet the period and budgets (phase 1's), or NULL:
+                      * phase 2 searches only what costs no more than it */
 } n2_solve_options;
 
 /* Phase 1 as one program, S a variable (the exact optimiser). *found is false (and CM_OK

@@ -196,6 +196,7 @@ static cm_status run_solver(cm_nn2fpga_result *r, const n2_space *sp, const n2_b
         return cm_error_nomem(err);
     bool feasible = false;
     so.deadline = t0 + limit;
+    so.hint = choice;
     st = n2_phase2(sp, b, &so, r->period_phase1, true, again, &feasible, &r->phases[1], err);
     if (st == CM_OK && feasible && choice_cost(sp, b, again) <= choice_cost(sp, b, choice))
         memcpy(choice, again, (size_t)sp->n_layers * sizeof *choice);
