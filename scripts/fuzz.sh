@@ -50,7 +50,7 @@ for t in "${targets[@]}"; do
   runs=$(sed -E 's/^#([0-9]+):.*/\1/' <<<"$last")
   cov=$(sed -E 's/.* cov: ([0-9]+).*/\1/' <<<"$last")
   ft=$(sed -E 's/.* ft: ([0-9]+).*/\1/' <<<"$last")
-  eps=$(sed -E 's/.* exec\/s: ([0-9]+).*/\1/' <<<"$last")
+  eps=$(sed -E 's/.* exec\/s:? ([0-9]+).*/\1/' <<<"$last") # fork mode prints no colon
   echo "| fuzz_$t | $minutes | $runs | $eps | $cov | $ft |" >>"$summary"
 done
 cat "$summary"

@@ -406,7 +406,7 @@ static void test_exports(void **state)
     cm_design *d = cnv(CM_BACKEND_FINN, 4);
     assert_true(cm_design_set_fold_propagate(d, find(d, "StreamingFCLayer_Batch_1"), CM_FOLD_IN, 16));
     assert_true(cm_design_set_fold_propagate(d, find(d, "StreamingFCLayer_Batch_1"), CM_FOLD_OUT, 4));
-    assert_int_equal(cm_export(d, CM_EXPORT_FINN, path, &err), CM_OK);
+    assert_int_equal(cm_export(d, CM_EXPORT_FINN_V06, path, &err), CM_OK);
     json_error_t jerr;
     json_t *o = json_loads(read_text(path), 0, &jerr);
     assert_non_null(o);

@@ -603,6 +603,71 @@ static void test_globalaccpool(void **state)
     check_cost(&n, 49 * 512 + 512, 0, 0, 0, 0);
 }
 
+/* StreamingConcat (current FINN, concat.py): get_exp_cycles is the folded output shape
+ * without its SIMD axis, numInputVectors x sum(ChannelsPerStream)/SIMD; FINN estimates
+ * no LUT or BRAM for it. GoogLeNet's inception3a: 64 + 128 + 32 + 32 channels at 28x28. */
+static void test_concat(void **state)
+{
+    (void)state;
+    cm_finn_node n;
+    cm_finn_node_init(&n, CM_FINN_CONCAT);
+    n.n_inputs = 4;
+    n.in_channels[0] = 64;
+    n.in_channels[1] = 128;
+    n.in_channels[2] = 32;
+    n.in_channels[3] = 32;
+    n.num_vectors = 28 * 28;
+    n.simd = 32;
+    /* 784 * (256 / 32) = 784 * 8 = 6272 */
+    check_cost(&n, 6272, 0, 0, 0, 0);
+    n.simd = 1;
+    check_cost(&n, 784 * 256, 0, 0, 0, 0); /* 200704 */
+    /* two inputs of a DenseNet layer, 64 + 32 at 56x56, SIMD 16: 3136 * 6 = 18816 */
+    n.n_inputs = 2;
+    n.in_channels[0] = 64;
+    n.in_channels[1] = 32;
+    n.num_vectors = 56 * 56;
+    n.simd = 16;
+    check_cost(&n, 18816, 0, 0, 0, 0);
+}
+
+/* ElementwiseMul (current FINN, elementwise_binary.py): cycles nv * C/PE; multipliers
+ * by FINN's MVAU rules (DSP: PE * ceil((A+W)/48); LUT: PE * (2 ceil((A+W)/6) - 1) * (A+W));
+ * a broadcast vector in LUTRAM: PE * W * ceil((C/PE)/64). */
+static void test_elementwise_mul(void **state)
+{
+    (void)state;
+    cm_finn_node n;
+    cm_finn_node_init(&n, CM_FINN_MUL);
+    assert_int_equal(n.broadcast_port, -1);
+    assert_true(n.res_dsp); /* 4-bit operands: SAMO's resType dsp */
+    /* SiLU of EfficientNet's stem: 32 channels at 112x112, PE 4, A = W = 4:
+     * cycles 12544 * 8 = 100352; DSP 4 * ceil(8/48) = 4; no LUTs */
+    n.channels = 32;
+    n.num_vectors = 112 * 112;
+    n.pe = 4;
+    check_cost(&n, 100352, 0, 0, 0, 4);
+    /* resType lut: 4 * (2*ceil(8/6) - 1) * 8 = 4 * 3 * 8 = 96 LUT */
+    n.res_dsp = false;
+    check_cost(&n, 100352, 96, 0, 0, 0);
+    /* squeeze-excitation: 96 channels at 56x56 times one 96-vector, PE 2, lut:
+     * 3136 * 48 = 150528 cycles; 2 * 3 * 8 = 48 LUT of multipliers + 2 * 4 * ceil(48/64)
+     * = 8 LUT holding the vector: 56 */
+    n.channels = 96;
+    n.num_vectors = 56 * 56;
+    n.pe = 2;
+    n.broadcast_port = 1;
+    check_cost(&n, 150528, 56, 0, 0, 0);
+    /* 8-bit, resType dsp: DSP 2 * ceil(16/48) = 2; LUT 2 * 8 * ceil(48/64) = 16 */
+    n.in_bits = n.weight_bits = n.out_bits = 8;
+    n.res_dsp = true;
+    check_cost(&n, 150528, 16, 0, 0, 2);
+    /* 2-bit weights: SAMO's styles give LUT multipliers */
+    n.weight_bits = 2;
+    cm_finn_node_apply_samo_styles(&n);
+    assert_false(n.res_dsp);
+}
+
 /* Degenerate input never divides by zero and unknown kinds cost nothing. */
 static void test_degenerate(void **state)
 {
@@ -649,6 +714,8 @@ int main(void)
         cmocka_unit_test(test_fmpadding),
         cmocka_unit_test(test_labelselect),
         cmocka_unit_test(test_globalaccpool),
+        cmocka_unit_test(test_concat),
+        cmocka_unit_test(test_elementwise_mul),
         cmocka_unit_test(test_degenerate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

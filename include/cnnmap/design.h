@@ -25,6 +25,24 @@ extern "C" {
 
 typedef enum cm_objective { CM_OBJECTIVE_LATENCY, CM_OBJECTIVE_THROUGHPUT } cm_objective;
 
+/* The fraction of each board resource a design may use, each in (0, 1]: headroom for
+ * routing (--max-util), or the caps of a sweep. 0 stands for 1 (the whole resource), so
+ * options that were zeroed rather than initialised cap nothing. */
+typedef struct cm_util_caps {
+    double dsp, bram18, uram, lut, ff;
+} cm_util_caps;
+
+/* The smallest fraction --max-util and design files take. */
+#define CM_UTIL_MIN 0.001
+
+/* Sets every fraction of caps to f. */
+void cm_util_caps_set_all(cm_util_caps *caps, double f);
+/* True when every fraction is 1 (or 0, which stands for 1). */
+bool cm_util_caps_whole(const cm_util_caps *caps);
+/* The resources a design may use on a board: each count times its fraction, rounded
+ * down. */
+void cm_util_caps_apply(const cm_util_caps *caps, const cm_resources *board, cm_resources *out);
+
 typedef struct cm_design_options {
     cm_backend backend;
     cm_objective objective;
@@ -35,6 +53,7 @@ typedef struct cm_design_options {
                                * latency-driven flow (include/cnnmap/latency.h) */
     int default_weight_bits;  /* bit widths for layers without Quant annotations */
     int default_act_bits;     /* (FINN's costs depend on them; 0 = backend default) */
+    cm_util_caps max_util;    /* share of the board a design may use (1: all of it) */
 } cm_design_options;
 
 /* Latency objective, batch 256 for throughput, board clock, reconfiguration allowed. */
@@ -58,6 +77,12 @@ const char *cm_design_board_ref(const cm_design *d);
 const cm_graph *cm_design_graph(const cm_design *d);
 const cm_board *cm_design_board(const cm_design *d);
 const cm_design_options *cm_design_options_of(const cm_design *d);
+/* The resources each partition may use: the board's, cut by the options' max_util
+ * (feasibility, cm_design_check and every optimiser count against these). */
+const cm_resources *cm_design_limits(const cm_design *d);
+/* Sets other limits (each at most the board's; a search such as --target-fps moves them
+ * between runs). Feasibility follows at once; the design itself is unchanged. */
+void cm_design_set_limits(cm_design *d, const cm_resources *limits);
 
 /* ---- nodes ---- */
 

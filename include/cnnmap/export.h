@@ -13,9 +13,11 @@ extern "C" {
 
 typedef enum cm_export_format {
     CM_EXPORT_FPGACONVNET,
-    CM_EXPORT_FINN,
+    CM_EXPORT_FINN,     /* FINN v0.10 / main folding configuration (today's node names) */
+    CM_EXPORT_FINN_V06, /* FINN v0.6's, for SAMO's pinned fork */
     CM_EXPORT_HLS4ML,
     CM_EXPORT_REPORT_MD, /* a Markdown report, any backend */
+    CM_EXPORT_REPORT_HTML, /* a self-contained HTML page (<cnnmap/report_html.h>), any backend */
     CM_EXPORT_COUNT
 } cm_export_format;
 

@@ -47,6 +47,9 @@ typedef struct cm_optimise_options {
     uint64_t max_points;      /* > 0: rule's and anneal's budget; 0: cm_optimise_budget's */
     bool progress;            /* draw a progress bar on stderr */
     int64_t max_nodes;        /* > 0: exact's node budget; 0: CM_OPTIMISE_EXACT_NODES */
+    double enough_s;          /* > 0: exact answers "is there a design of at most this
+                               * cost?" (--target-fps): it stops at the first such design
+                               * and searches nothing that cannot beat it; 0: optimise */
 } cm_optimise_options;
 
 /* The budget of design points rule and anneal run with on a design of `nodes` nodes. */
@@ -67,6 +70,21 @@ typedef struct cm_optimise_result {
  * design may end infeasible (cm_design_feasible) when nothing fits. */
 cm_status cm_optimise(cm_design *d, const cm_optimise_options *o, cm_optimise_result *r,
                       cm_error *err);
+
+/* The design that reaches `fps` frames a second (throughput at the design's batch) with
+ * the fewest DSPs and then the fewest BRAM18, as FINN's target_fps: the optimiser (o,
+ * with the throughput or latency objective of the design) runs under a DSP limit found
+ * by bisection between 0 and the design's limits (cm_design_limits, e.g. --max-util),
+ * then under a BRAM18 limit the same way. Feasible designs under a larger limit include
+ * those under a smaller one, so with `exact` (each run after the first a proven
+ * decision, cm_optimise_options.enough_s) no design with fewer DSPs, or as many DSPs and
+ * fewer BRAM18, reaches fps; with another optimiser the
+ * answer is the least that optimiser reaches. The design is left in place with its
+ * limits restored. CM_EINFEASIBLE, naming the best reachable rate, when nothing under
+ * the full limits reaches fps (the best design is then left in place). r sums the runs
+ * (evaluations, time, stopped_early) and its note names the limits found. */
+cm_status cm_optimise_target_fps(cm_design *d, const cm_optimise_options *o, double fps,
+                                 cm_optimise_result *r, cm_error *err);
 
 #ifdef __cplusplus
 }

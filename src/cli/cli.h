@@ -30,6 +30,7 @@ int cm_cli_multi(int argc, char **argv);
 int cm_cli_run(int argc, char **argv);
 int cm_cli_compare(int argc, char **argv);
 int cm_cli_simulate(int argc, char **argv);
+int cm_cli_sweep(int argc, char **argv);
 /* export --format report-md of a `multi -o` design file: the loaded design's (a
  * version 1 file's inputs mapped again) Markdown report. Returns an exit code. */
 int cm_cli_multi_export_md(const char *design_path, const char *out);
@@ -53,6 +54,7 @@ extern const char cm_cli_multi_usage[];
 extern const char cm_cli_run_usage[];
 extern const char cm_cli_compare_usage[];
 extern const char cm_cli_simulate_usage[];
+extern const char cm_cli_sweep_usage[];
 
 struct cm_design;
 struct cm_design_run;
@@ -100,6 +102,13 @@ int cm_cli_usage_error(const char *command, const char *fmt, ...)
 
 /* True when argv holds --help or -h: prints usage to stdout. */
 bool cm_cli_wants_help(int argc, char **argv, const char *usage);
+
+/* Runs getopt_long over argv (the one short option -o VALUE), handing each option to
+ * parse(c, optarg, ctx); an unknown option or a missing value is the usage error.
+ * Returns 0 or the exit code; optind is then the first positional argument. */
+struct option;
+int cm_cli_parse_options(int argc, char **argv, const char *command, const struct option *options,
+                         int (*parse)(int c, const char *arg, void *ctx), void *ctx);
 
 /* --json or --csv seen: sets *format; both at once is a usage error (exit code). */
 int cm_cli_set_format(const char *command, cm_cli_format wanted, cm_cli_format *format);

@@ -11,6 +11,7 @@
 #include <cnnmap/latency.h>
 #include <cnnmap/map.h>
 #include <cnnmap/nn2fpga.h>
+#include <cnnmap/report_html.h>
 
 #include "cli/cli.h"
 #include "cli/latency_report.h"
@@ -22,7 +23,9 @@ const char cm_cli_export_usage[] =
     "  fpgaconvnet  fpgaConvNet's partition and layer JSON (coarse and fine factors); for a\n"
     "               latency-driven design, the reference architecture's layers and the\n"
     "               subgraphs that reuse it\n"
-    "  finn         a FINN folding configuration (PE, SIMD, ram_style per node name)\n"
+    "  finn         a FINN (v0.10 / main) folding configuration: PE, SIMD, ram_style,\n"
+    "               mem_mode, resType per node name (MVAU_hls_0, ...)\n"
+    "  finn-v0.6    the same for FINN v0.6, SAMO's fork (StreamingFCLayer_Batch_0, ...)\n"
     "  hls4ml       an hls4ml configuration with a ReuseFactor per layer\n"
     "  hls          (an nn2FPGA design) a folder PATH with the HLS C++ project: the\n"
     "               dataflow top function, the building blocks, integer weights, a\n"
@@ -35,6 +38,9 @@ const char cm_cli_export_usage[] =
     "               nn2FPGA, the layers' unroll factors and the skip buffers; for the\n"
     "               latency-driven design, its reference architecture and schedule of\n"
     "               subgraphs; for the overlay, the array and each layer's algorithm\n"
+    "  report-html  one self-contained HTML page of any architecture's design: the\n"
+    "               summary, per-node bars of cycles and resources against the board, the\n"
+    "               partitions, subgraphs or schedule as a timeline, the network graph\n"
     "Formats that do not apply to a design's architecture are refused (exit 2).\n"
     "The design must satisfy every constraint (see 'cnnmap evaluate').\n";
 
@@ -98,6 +104,8 @@ int cm_cli_export(int argc, char **argv)
         return cm_cli_usage_error("export", "%s", err.message);
     if (f == CM_EXPORT_REPORT_MD && arch == CM_ARCH_MULTI)
         return cm_cli_multi_export_md(path, output);
+    if (f == CM_EXPORT_REPORT_HTML && arch == CM_ARCH_MULTI)
+        return cm_multi_export_report_html(path, output, &err) == CM_OK ? CM_OK : cm_cli_fail(&err);
     cm_design *d = NULL;
     cm_design_run run;
     if (cm_design_load(path, &d, &run, &err) != CM_OK)

@@ -20,7 +20,7 @@ const char cm_cli_optimise_usage[] =
     "usage: cnnmap optimise MODEL --board BOARD [--backend B] [--objective latency|throughput]\n"
     "                       [--batch N] [--optimiser O] [--no-reconf] [--seed N]\n"
     "                       [--time-limit SECONDS] [--clock MHZ] [--bits N] [-o DESIGN.json]\n"
-    "                       [--json | --csv] [--quiet]\n\n"
+    "                       [--json | --csv] [--quiet] [--max-util F] [--target-fps F]\n\n"
     "Lays MODEL out on the streaming building blocks of a backend for BOARD, searches the\n"
     "folding of every node and the cuts into FPGA configurations, and prints the predicted\n"
     "latency, throughput and resources with a table per node and per partition.\n\n"
@@ -43,6 +43,12 @@ const char cm_cli_optimise_usage[] =
     "  --clock MHZ          design clock (default: the board's)\n"
     "  --bits N             bit width of weights and activations that the model does not\n"
     "                       quantise (default 4 for finn; fpgaconvnet and hls4ml use 16)\n"
+    "  --max-util F         fraction of every board resource (DSP, BRAM, LUT, FF, URAM) a\n"
+    "                       design may use, 0.001 to 1 (default 1; headroom for routing)\n"
+    "  --target-fps F       the design reaching F frames/s (throughput at the batch) with\n"
+    "                       the fewest DSPs, then BRAM18 (bisection on the optimiser's\n"
+    "                       limits; --optimiser exact proves it least, rule is faster);\n"
+    "                       exit 3, naming the best reachable rate, when nothing reaches F\n"
     "  -o DESIGN.json       write the design (for evaluate and export)\n"
     "  --json               print the summary object of cli.md instead of tables\n"
     "  --csv                print the table of nodes as CSV (the --json object's nodes)\n"
@@ -60,13 +66,17 @@ typedef struct optimise_args {
     cm_optimise_options search;
     cm_cli_format format;
     bool quiet, sdf;
+    double target_fps;
 } optimise_args;
 
 enum { OPT_BOARD = 256, OPT_BACKEND, OPT_OBJECTIVE, OPT_BATCH, OPT_OPTIMISER, OPT_NO_RECONF,
        OPT_NO_WR, OPT_SEED, OPT_TIME, OPT_CLOCK, OPT_BITS, OPT_JSON, OPT_QUIET, OPT_SDF, OPT_CSV };
 
-static int parse_option(int c, const char *arg, optimise_args *a)
+enum { OPT_MAX_UTIL = 512, OPT_TARGET_FPS };
+
+static int parse_option(int c, const char *arg, void *ctx)
 {
+    optimise_args *a = ctx;
     static const char cmd[] = "optimise";
     cm_error err = {0};
     long v;
@@ -93,6 +103,13 @@ static int parse_option(int c, const char *arg, optimise_args *a)
     case OPT_OPTIMISER:
         if (cm_optimiser_parse(arg, &a->search.optimiser, &err) != CM_OK)
             return cm_cli_usage_error(cmd, "%s", err.message);
+        break;
+    case OPT_MAX_UTIL:
+        rc = cm_cli_parse_double(cmd, "--max-util", arg, CM_UTIL_MIN, 1.0, &a->design.max_util.dsp);
+        cm_util_caps_set_all(&a->design.max_util, a->design.max_util.dsp);
+        break;
+    case OPT_TARGET_FPS:
+        rc = cm_cli_parse_double(cmd, "--target-fps", arg, 1e-6, 1e12, &a->target_fps);
         break;
     case OPT_NO_RECONF: a->design.reconfiguration = false; break;
     case OPT_NO_WR: a->design.weights_reloading = false; break;
@@ -138,22 +155,16 @@ static int parse_args(int argc, char **argv, optimise_args *a)
         {"json", no_argument, NULL, OPT_JSON},
         {"csv", no_argument, NULL, OPT_CSV},
         {"quiet", no_argument, NULL, OPT_QUIET},
+        {"max-util", required_argument, NULL, OPT_MAX_UTIL},
+        {"target-fps", required_argument, NULL, OPT_TARGET_FPS},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     cm_design_options_init(&a->design);
     a->search.optimiser = CM_OPTIMISER_RULE;
     a->search.seed = 1;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
-        if (c == '?' || c == ':')
-            return cm_cli_usage_error("optimise", "%s option '%s'",
-                                      c == ':' ? "missing value for" : "unknown", argv[optind - 1]);
-        int rc = parse_option(c, optarg, a);
-        if (rc != CM_OK)
-            return rc;
-    }
+    int rc = cm_cli_parse_options(argc, argv, "optimise", options, parse_option, a);
+    if (rc != CM_OK)
+        return rc;
     if (optind != argc - 1)
         return cm_cli_usage_error("optimise", optind >= argc ? "no MODEL given" : "more than one MODEL given");
     if (!a->board)
@@ -212,6 +223,8 @@ int cm_cli_optimise(int argc, char **argv)
         return rc;
     cm_error err = {0};
     cm_design *d = NULL;
+    if (a.target_fps > 0) /* the latency-driven flow would trade resources for latency */
+        a.design.weights_reloading = false;
     cm_status st = build(&a, &d, &err);
     /* --time-limit covers the whole command: loading the model counts too */
     if (a.search.time_limit_s > 0)
@@ -219,7 +232,9 @@ int cm_cli_optimise(int argc, char **argv)
     cm_design_run run = {.optimiser = a.search.optimiser, .seed = a.search.seed,
                          .time_limit_s = a.search.time_limit_s};
     a.search.progress = !a.quiet && isatty(STDERR_FILENO);
-    if (st == CM_OK)
+    if (st == CM_OK && a.target_fps > 0)
+        st = cm_optimise_target_fps(d, &a.search, a.target_fps, &run.result, &err);
+    else if (st == CM_OK)
         st = cm_optimise(d, &a.search, &run.result, &err);
     if (st != CM_OK) {
         cm_design_free(d);

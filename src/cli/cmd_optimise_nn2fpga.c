@@ -75,8 +75,9 @@ static int parse_objective(const char *arg, n2_args *a)
     return CM_OK;
 }
 
-static int parse_option(int c, const char *arg, n2_args *a)
+static int parse_option(int c, const char *arg, void *ctx)
 {
+    n2_args *a = ctx;
     long v = 0;
     int rc = CM_OK;
     switch (c) {
@@ -132,17 +133,9 @@ static int parse_args(int argc, char **argv, n2_args *a)
     memset(a, 0, sizeof *a);
     cm_nn2fpga_options_init(&a->o);
     a->o.batch = 0;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
-        if (c == '?' || c == ':')
-            return cm_cli_usage_error(cmd, "%s option '%s'",
-                                      c == ':' ? "missing value for" : "unknown", argv[optind - 1]);
-        int rc = parse_option(c, optarg, a);
-        if (rc != CM_OK)
-            return rc;
-    }
+    int rc = cm_cli_parse_options(argc, argv, cmd, options, parse_option, a);
+    if (rc != CM_OK)
+        return rc;
     if (optind != argc - 1)
         return cm_cli_usage_error(cmd, optind >= argc ? "no MODEL given" : "more than one MODEL given");
     if (!a->board)

@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cnnmap/export.h>
 #include <cnnmap/hls.h>
 #include <cnnmap/nn2fpga.h>
+#include <cnnmap/report_html.h>
 #include <stdio.h>
 
 #include "cli/cli.h"
@@ -14,6 +16,9 @@
 int cm_cli_export_nn2fpga(const char *design_path, const char *format, const char *output)
 {
     cm_error err = {0};
+    if (strcasecmp(format, "report-html") == 0)
+        return cm_nn2fpga_export_report_html(design_path, output, &err) == CM_OK ? CM_OK
+                                                                                : cm_cli_fail(&err);
     if (cm_export_nn2fpga_file(design_path, format, output, &err) != CM_OK)
         return cm_cli_fail(&err);
     return CM_OK;

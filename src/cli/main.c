@@ -27,6 +27,8 @@ static const cm_cli_command commands[] = {
     {"simulate", "step a design's hardware cycle by cycle", cm_cli_simulate_usage,
      cm_cli_simulate},
     {"run", "execute a model on the CPU (reference executor)", cm_cli_run_usage, cm_cli_run},
+    {"sweep", "latency against resources over boards and backends (Pareto fronts)",
+     cm_cli_sweep_usage, cm_cli_sweep},
 };
 
 static void print_help(FILE *out)
@@ -65,6 +67,23 @@ bool cm_cli_wants_help(int argc, char **argv, const char *usage)
             return true;
         }
     return false;
+}
+
+int cm_cli_parse_options(int argc, char **argv, const char *command, const struct option *options,
+                         int (*parse)(int c, const char *arg, void *ctx), void *ctx)
+{
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
+        if (c == '?' || c == ':')
+            return cm_cli_usage_error(command, "%s option '%s'",
+                                      c == ':' ? "missing value for" : "unknown", argv[optind - 1]);
+        int rc = parse(c, optarg, ctx);
+        if (rc != CM_OK)
+            return rc;
+    }
+    return CM_OK;
 }
 
 int cm_cli_set_format(const char *command, cm_cli_format wanted, cm_cli_format *format)

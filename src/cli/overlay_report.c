@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <cnnmap/report_html.h>
+
 #include "cli/cli.h"
 #include "overlay/ov_json.h"
 
@@ -95,8 +97,9 @@ int cm_cli_overlay_evaluate(const char *design_path, cm_cli_format format)
 int cm_cli_export_overlay(const char *design_path, const char *format, const char *output)
 {
     cm_error err = {0};
-    if (strcasecmp(format, "report-md") != 0) {
-        cm_error_set(&err, CM_EINPUT, "%s: an overlay design exports as report-md only, not %s",
+    bool html = strcasecmp(format, "report-html") == 0;
+    if (strcasecmp(format, "report-md") != 0 && !html) {
+        cm_error_set(&err, CM_EINPUT, "%s: an overlay design exports as report-md or report-html, not %s",
                      design_path, format);
         return cm_cli_fail(&err);
     }
@@ -106,7 +109,8 @@ int cm_cli_export_overlay(const char *design_path, const char *format, const cha
     cm_overlay_design d;
     if (cm_overlay_design_load(design_path, &d, &err) != CM_OK)
         return cm_cli_fail(&err);
-    cm_status st = cm_overlay_export_md(&d, output, &err);
+    cm_status st = html ? cm_overlay_export_report_html(&d, output, &err)
+                        : cm_overlay_export_md(&d, output, &err);
     cm_overlay_design_free(&d);
     return st == CM_OK ? CM_OK : cm_cli_fail(&err);
 }

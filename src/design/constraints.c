@@ -108,15 +108,16 @@ static void check_resources(const cm_design *d, int p, violations *v)
     };
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
         int64_t used = *(const int64_t *)((const char *)&d->parts[p].res + kinds[k].offset);
-        int64_t have = *(const int64_t *)((const char *)&d->board.resources + kinds[k].offset);
+        int64_t have = *(const int64_t *)((const char *)&d->limits + kinds[k].offset);
+        int64_t total = *(const int64_t *)((const char *)&d->board.resources + kinds[k].offset);
         if (used <= have)
             continue;
         int node = largest_user(d, p, kinds[k].offset);
         int64_t node_used = *(const int64_t *)((const char *)&d->state[node].cost.res + kinds[k].offset);
         report(v, CM_CONSTRAINT_RESOURCE, node, p,
-               "partition %d needs %lld %s, %s has %lld (largest: layer %s, node %s, with %lld)", p,
-               (long long)used, kinds[k].name, d->board.display_name, (long long)have,
-               d->graph->layers[d->hd.nodes[node].layer].name, d->hd.nodes[node].name,
+               "partition %d needs %lld %s, %s has %lld%s (largest: layer %s, node %s, with %lld)",
+               p, (long long)used, kinds[k].name, d->board.display_name, (long long)have,
+               have < total ? " under --max-util" : "", d->graph->layers[d->hd.nodes[node].layer].name, d->hd.nodes[node].name,
                (long long)node_used);
     }
 }

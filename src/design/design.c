@@ -20,6 +20,7 @@ void cm_design_options_init(cm_design_options *o)
     o->batch = 256;
     o->reconfiguration = true;
     o->weights_reloading = true;
+    cm_util_caps_set_all(&o->max_util, 1.0);
 }
 
 static void memo_init(cm_design *d, int i)
@@ -337,6 +338,7 @@ cm_status cm_design_create(cm_graph *graph, const cm_board *board, const cm_desi
         return cm_error_nomem(err);
     d->board = *board;
     d->opt = *o;
+    cm_util_caps_apply(&o->max_util, &board->resources, &d->limits);
     if (d->opt.objective == CM_OBJECTIVE_LATENCY)
         d->opt.batch = 1;
     if (d->opt.clock_mhz <= 0)
@@ -482,7 +484,7 @@ double cm_design_cost(const cm_design *d)
 bool cm_design_part_fits(const cm_design *d, int pi)
 {
     const cm_part *p = &d->parts[pi];
-    if (!cm_resources_fit(&p->res, &d->board.resources))
+    if (!cm_resources_fit(&p->res, &d->limits))
         return false;
     /* eq. 7: bits per sample over the sample interval, strictly below the board's. */
     return p->io_bits * d->clock_hz < d->board.bandwidth_gbps * 8e9 * p->interval;
@@ -491,7 +493,7 @@ bool cm_design_part_fits(const cm_design *d, int pi)
 int cm_design_violation_count(const cm_design *d)
 {
     int count = d->bad_nodes + d->bad_edges;
-    const cm_resources *max = &d->board.resources;
+    const cm_resources *max = &d->limits;
     for (int p = 0; p < d->n_parts; p++) {
         const cm_part *q = &d->parts[p];
         /* each resource on its own, as cm_design_check lists them */

@@ -35,6 +35,7 @@ typedef struct cm_part {
 struct cm_design {
     cm_graph *graph;
     cm_board board;
+    cm_resources limits;    /* what a partition may use: the board cut by opt.max_util */
     cm_design_options opt;
     char *model_path, *board_ref;
     cm_hdgraph hd;
@@ -65,6 +66,12 @@ void cm_design_node_block_cost(const cm_design *d, int node, const int64_t fold[
 /* What node's timing adds at least to a chain partition's first frame beyond its
  * interval (first_frame.c): summed over a chain, a lower bound of the depth. */
 double cm_design_depth_bound(const cm_block_cost *c);
+/* A strided window's last output row and the consumer taking it (first_frame.c): the
+ * input rows its rows' times spread over, and when a consumer at `pace` cycles an input
+ * word has taken a producer's last row of row_words words (0: no such rows). */
+double cm_design_row_spread(const cm_block_timing *producer);
+double cm_design_last_row_taken(const cm_block_timing *producer, double first_out,
+                                double last_out, double row_words, double pace);
 
 /* The first-frame latency of nodes [first, end) as one partition, cycles
  * (first_frame.c). scratch holds 2 doubles a node (indexed by node) and keeps each

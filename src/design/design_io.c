@@ -35,6 +35,20 @@ static json_t *fifo_depths_json(const cm_fifo_set *f)
     return o;
 }
 
+/* "max_util": one fraction when every resource has the same, else one per resource. */
+static json_t *max_util_json(const cm_util_caps *c)
+{
+    cm_util_caps w = *c;
+    double *f[] = {&w.dsp, &w.bram18, &w.uram, &w.lut, &w.ff};
+    for (size_t k = 0; k < sizeof f / sizeof *f; k++)
+        if (*f[k] <= 0.0 || *f[k] > 1.0)
+            *f[k] = 1.0;
+    if (w.dsp == w.bram18 && w.dsp == w.uram && w.dsp == w.lut && w.dsp == w.ff)
+        return json_real(w.dsp);
+    return json_pack("{s:f, s:f, s:f, s:f, s:f}", "dsp", w.dsp, "bram18", w.bram18, "uram",
+                     w.uram, "lut", w.lut, "ff", w.ff);
+}
+
 /* json_pack fails as a whole when any value is missing (out of memory) or is a real
  * jansson refuses (not finite), so no key can silently go missing from the file. */
 json_t *cm_design_file_json(const cm_design *d, const cm_design_run *run)
@@ -51,6 +65,10 @@ json_t *cm_design_file_json(const cm_design *d, const cm_design_run *run)
         "weights_reloading", d->opt.weights_reloading, "default_weight_bits",
         d->opt.default_weight_bits, "default_act_bits", d->opt.default_act_bits, "optimiser",
         json_object_get(report, "optimiser"));
+    if (o && json_object_set_new(o, "max_util", max_util_json(&d->opt.max_util)) != 0) {
+        json_decref(o);
+        o = NULL;
+    }
     if (o && run->result.has_lower_bound &&
         json_object_set_new(o, "lower_bound_s", json_real(run->result.lower_bound_s)) != 0) {
         json_decref(o);
@@ -100,6 +118,31 @@ static cm_status bad(reader *r, const char *what, const char *detail)
     return cm_error_set(r->err, CM_EINPUT, "%s: %s%s", r->path, what, detail ? detail : "");
 }
 
+/* "max_util" (absent in files of earlier versions: the whole board) is a fraction in
+ * (0, 1] or an object of them by resource. */
+static cm_status read_max_util(reader *r, cm_util_caps *c)
+{
+    cm_util_caps_set_all(c, 1.0);
+    json_t *m = json_object_get(r->root, "max_util");
+    if (!m)
+        return CM_OK;
+    static const char *const keys[] = {"dsp", "bram18", "uram", "lut", "ff"};
+    double *f[] = {&c->dsp, &c->bram18, &c->uram, &c->lut, &c->ff};
+    if (json_is_number(m)) {
+        double v = 0;
+        cm_status st = cm_json_get_number(&r->f, r->root, "", "max_util", CM_UTIL_MIN, 1.0, &v);
+        cm_util_caps_set_all(c, v);
+        return st;
+    }
+    if (!json_is_object(m))
+        return bad(r, "\"max_util\" must be a fraction in (0, 1] or an object of them", NULL);
+    cm_status st = CM_OK;
+    for (size_t k = 0; k < sizeof keys / sizeof *keys && st == CM_OK; k++)
+        if (json_object_get(m, keys[k]))
+            st = cm_json_get_number(&r->f, m, "max_util: ", keys[k], CM_UTIL_MIN, 1.0, f[k]);
+    return st;
+}
+
 static cm_status read_options(reader *r, cm_design_options *o)
 {
     const char *backend = NULL, *objective = NULL;
@@ -134,6 +177,8 @@ static cm_status read_options(reader *r, cm_design_options *o)
     json_t *reload = json_object_get(r->root, "weights_reloading");
     if (st == CM_OK && reload && !json_is_boolean(reload))
         st = bad(r, "\"weights_reloading\" must be true or false", NULL);
+    if (st == CM_OK)
+        st = read_max_util(r, &o->max_util);
     if (st != CM_OK)
         return st;
     o->batch = (int)batch;

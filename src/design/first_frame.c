@@ -41,6 +41,27 @@ static double word_at(frame_time in, double words, double burst, double k)
     return in.first_out + (in.last_out - in.first_out) * (k - burst) / (words - burst);
 }
 
+/* A window striding down its input writes an output row only once the last input row
+ * of its window is in, so its last row comes within the time of one input row: its
+ * rows' times are spread over (R - 1) stride + 1 input rows. A consumer slower than
+ * that (at `pace` cycles an input word, its cycles over its words) is still taking the
+ * last row when the producer ends: it has taken the row's words at its own pace after
+ * the row began. 0 when the producer writes no such rows (with a stride of 1 the
+ * consumer's own work from its first word covers it). Exact's program has the same
+ * rows (src/optimise/exact_ilp.c). */
+double cm_design_last_row_taken(const cm_block_timing *producer, double first_out,
+                                double last_out, double row_words, double pace)
+{
+    if (producer->out_rows < 2.0 || producer->row_stride < 2.0)
+        return 0.0;
+    return last_out - (last_out - first_out) / cm_design_row_spread(producer) + row_words * pace;
+}
+
+double cm_design_row_spread(const cm_block_timing *producer)
+{
+    return (producer->out_rows - 1.0) * producer->row_stride + 1.0;
+}
+
 static frame_time block_time(const cm_block_cost *c, double words, double burst, frame_time in)
 {
     const cm_block_timing *t = &c->timing;
@@ -77,7 +98,25 @@ static frame_time node_time(const cm_design *d, int first, int i, const frame_ti
         const double beat = c->timing.beat_words > 0 ? c->timing.beat_words : 1.0;
         in.last_out = maxd(in.last_out, words / beat);
     }
-    return block_time(c, words, burst, in);
+    frame_time out = block_time(c, words, burst, in);
+    const cm_block_timing *t = &c->timing;
+    double taken = 0.0; /* when its producers' last rows are taken */
+    for (int k = 0; k < n->n_pred; k++) {
+        const int p = n->pred[k];
+        if (p < first)
+            continue;
+        const cm_block_timing *pt = &d->state[p].cost.timing;
+        const double rows = pt->out_rows > 0 ? pt->out_rows : 1.0;
+        taken = maxd(taken, cm_design_last_row_taken(pt, ft[p].first_out, ft[p].last_out,
+                                                     (double)d->hd.nodes[p].size_out / rows,
+                                                     c->cycles / words));
+    }
+    /* a block whose first output needs its whole input (an inner product) writes it
+     * only once all is taken */
+    if (t->fill_words >= words)
+        out.first_out = maxd(out.first_out, taken + t->head_cycles);
+    out.last_out = maxd(maxd(out.last_out, taken + t->tail_cycles), out.first_out);
+    return out;
 }
 
 double cm_design_first_frame(const cm_design *d, int first, int end, int from, double *scratch)

@@ -88,7 +88,7 @@ cm_status cm_export_nn2fpga_file(const char *design_path, const char *format,
 {
     /* before loading: a format that cannot apply needs no model */
     if (strcasecmp(format, "report-md") != 0)
-        return cm_error_set(err, CM_EINPUT, "%s: an nn2fpga design exports as hls or report-md, "
+        return cm_error_set(err, CM_EINPUT, "%s: an nn2fpga design exports as hls, report-md or report-html, "
                                              "not %s", design_path, format);
     cm_nn2fpga_design d;
     cm_status st = cm_nn2fpga_design_load(design_path, &d, err);

@@ -4,13 +4,9 @@
 #ifndef CM_HLS_FILES_H
 #define CM_HLS_FILES_H
 
-#include <stddef.h>
+#include "util/embedded.h"
 
-typedef struct cm_hls_file {
-    const char *path; /* relative to hls/, e.g. "templates/cm_conv.h" */
-    const char *data; /* NUL-terminated */
-    size_t len;
-} cm_hls_file;
+typedef cm_embedded_file cm_hls_file; /* path relative to hls/, e.g. "templates/cm_conv.h" */
 
 extern const cm_hls_file cm_hls_files[];
 extern const size_t cm_hls_files_count;

@@ -36,10 +36,7 @@ void cm_hls_options_init(cm_hls_options *o)
 
 const cm_hls_file *cm_hls_file_find(const char *path)
 {
-    for (size_t i = 0; i < cm_hls_files_count; i++)
-        if (strcmp(cm_hls_files[i].path, path) == 0)
-            return &cm_hls_files[i];
-    return NULL;
+    return cm_embedded_find(cm_hls_files, cm_hls_files_count, path);
 }
 
 /* The executor's model and its integer tasks with a design's factors bound. */

@@ -27,6 +27,10 @@ typedef struct cm_block_timing {
     double beat_words;   /* input words per cycle it reads from off-chip (a partition's
                           * first block), > 0 */
     double burst_words;  /* output words it writes at once (a pixel, a vector), > 0 */
+    double out_rows;     /* a window striding down its input: its output rows a sample,
+                          * each written only once the last input row of its window is
+                          * in (0: no such rows) */
+    double row_stride;   /* input rows a window moves down between output rows */
 } cm_block_timing;
 
 typedef struct cm_block_cost {

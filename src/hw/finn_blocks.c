@@ -1,4 +1,5 @@
-/* FINN v0.6 per-node estimates (../shared/docs/backend-models.md section 3.2), as SAMO
+/* FINN v0.6 per-node estimates (../shared/docs/backend-models.md section 3.2), and
+ * current FINN's StreamingConcat and ElementwiseMul (finn_blocks.h), as SAMO
  * reads them: cycles = get_exp_cycles, BRAM18/URAM/LUT/DSP = the *_estimation methods.
  * Arithmetic follows the Python: `/` is float division, `//` integer division, ceil is
  * math.ceil on a float quotient, the final int() truncates, and log2 is math.log(x, 2),
@@ -254,6 +255,31 @@ static void thresholding_cost(const cm_finn_node *n, cm_block_cost *out)
     out->res.lut = res_count(lut);
 }
 
+/* StreamingConcat: SIMD words of one input a cycle, the inputs in turn per pixel. */
+static void concat_cost(const cm_finn_node *n, cm_block_cost *out)
+{
+    int64_t total = 0;
+    for (int i = 0; i < n->n_inputs && i < CM_FINN_CONCAT_MAX; i++)
+        total += n->in_channels[i];
+    out->cycles = (double)n->num_vectors * (double)(total / at_least_1(n->simd));
+}
+
+/* ElementwiseMul (header: FINN's cycles; cnnmap's resources, FINN having none). */
+static void mul_cost(const cm_finn_node *n, cm_block_cost *out)
+{
+    int64_t pe = at_least_1(n->pe);
+    double w = n->weight_bits, a = n->in_bits;
+    out->cycles = (double)n->num_vectors * (double)(n->channels / pe);
+    double lut = 0.0;
+    if (n->res_dsp)
+        out->res.dsp = res_count((double)pe * ceil((w + a) / 48.0));
+    else
+        lut = (double)pe * (2.0 * ceil((w + a) / 6.0) - 1.0) * (w + a);
+    if (n->broadcast_port >= 0)
+        lut += (double)pe * w * ceil((double)(n->channels / pe) / 64.0);
+    out->res.lut = res_count(lut);
+}
+
 void cm_finn_node_init(cm_finn_node *n, cm_finn_kind kind)
 {
     memset(n, 0, sizeof *n);
@@ -266,6 +292,7 @@ void cm_finn_node_init(cm_finn_node *n, cm_finn_kind kind)
     n->simd = n->pe = 1;
     n->weight_bits = n->in_bits = n->out_bits = 4;
     n->mem_mode = CM_FINN_MEM_CONST;
+    n->broadcast_port = -1;
     switch (kind) {
     case CM_FINN_THRESHOLDING:
         n->ram_style = CM_FINN_RAM_DISTRIBUTED; /* FINN's default; SAMO keeps it */
@@ -290,6 +317,9 @@ void cm_finn_node_apply_samo_styles(cm_finn_node *n)
     case CM_FINN_MVAU:
         n->ram_style = narrow ? CM_FINN_RAM_DISTRIBUTED : CM_FINN_RAM_BLOCK;
         n->res_dsp = !narrow; /* lut only if acc_width < 4 and weight_width < 4 */
+        break;
+    case CM_FINN_MUL: /* the MVAU's rule for its multipliers */
+        n->res_dsp = !narrow;
         break;
     case CM_FINN_SWG:
         n->ram_style = narrow ? CM_FINN_RAM_DISTRIBUTED : CM_FINN_RAM_BLOCK;
@@ -350,6 +380,12 @@ void cm_finn_node_cost(const cm_finn_node *n, cm_block_cost *out)
         out->cycles = (double)n->num_vectors * (double)folds + (double)folds;
         break;
     }
+    case CM_FINN_CONCAT:
+        concat_cost(n, out);
+        break;
+    case CM_FINN_MUL:
+        mul_cost(n, out);
+        break;
     }
     cm_finn_node_timing(n, out);
 }

@@ -1,6 +1,8 @@
 /* FINN's per-node estimates (Xilinx/finn v0.6, the fork SAMO pins), as described in
  * ../shared/docs/backend-models.md section 3: cycles, BRAM18, URAM, LUT and DSP of each
- * HLS custom op. FINN has no FF estimate, so FF is always 0. Pure functions. */
+ * HLS custom op; and two ops v0.6 did not have, from current FINN (v0.10 / main):
+ * StreamingConcat and ElementwiseMul. FINN has no FF estimate, so FF is always 0. Pure
+ * functions. */
 #ifndef CM_HW_FINN_BLOCKS_H
 #define CM_HW_FINN_BLOCKS_H
 
@@ -19,7 +21,12 @@ typedef enum cm_finn_kind {
     CM_FINN_FMPADDING,     /* FMPadding_Batch */
     CM_FINN_LABELSELECT,   /* LabelSelect_Batch */
     CM_FINN_GLOBALACCPOOL, /* GlobalAccPool_Batch */
+    CM_FINN_CONCAT,        /* StreamingConcat (FINN >= v0.7): channel concatenation */
+    CM_FINN_MUL,           /* ElementwiseMul (FINN main): product of two streams */
 } cm_finn_kind;
+
+/* Most inputs of one StreamingConcat node (a wider concat is a cascade, hd_finn_wide.c). */
+#define CM_FINN_CONCAT_MAX 4
 
 typedef enum cm_finn_ram_style {
     CM_FINN_RAM_AUTO, CM_FINN_RAM_BLOCK, CM_FINN_RAM_DISTRIBUTED, CM_FINN_RAM_ULTRA
@@ -47,6 +54,10 @@ typedef struct cm_finn_node {
     cm_finn_mem_mode mem_mode;
     cm_finn_ram_style ram_style;
     bool res_dsp;          /* resType dsp (true) or lut */
+    int n_inputs;                          /* CONCAT: streams concatenated */
+    int in_channels[CM_FINN_CONCAT_MAX];   /* CONCAT: ChannelsPerStream */
+    int broadcast_port;    /* MUL: the input that is one C-vector per frame (squeeze-
+                            * excitation's scale), -1 when both are whole maps */
 } cm_finn_node;
 
 /* Which fields each kind reads (all others are ignored). A = in_bits, W = weight_bits,
@@ -66,7 +77,18 @@ typedef struct cm_finn_node {
  * - FMPADDING: channels, simd, num_vectors, ifm_dim[0..1] (ifm_dim[1] <= 0 means square),
  *   pad[0..3] = top, left, bottom, right.
  * - LABELSELECT: channels (Labels), pe.
- * - GLOBALACCPOOL: channels, pe, num_vectors (h*w): cycles = nv*(C/PE) + C/PE. */
+ * - GLOBALACCPOOL: channels, pe, num_vectors (h*w): cycles = nv*(C/PE) + C/PE.
+ * - CONCAT: n_inputs, in_channels, simd, num_vectors (h*w): FINN's get_exp_cycles,
+ *   nv * (sum of ChannelsPerStream) / SIMD; FINN estimates no LUT or BRAM for it (the
+ *   HWCustomOp defaults, 0): it only moves SIMD words a cycle.
+ * - MUL: channels, pe, num_vectors, A (lhs), W (rhs width, = A for two activations),
+ *   res_dsp: FINN's get_exp_cycles, nv * C/PE (the folded output shape but its PE axis;
+ *   a broadcast input's vector is read alongside the first pixel). FINN has no
+ *   estimate for it; cnnmap counts what its HLS loop instantiates: PE multipliers, as
+ *   DSPs (ceil((A+W)/48) each, FINN's MVAU rule) when res_dsp, else LUTs by FINN's
+ *   LUT-multiplier formula (2 ceil((A+W)/6) - 1)(A+W); plus, with a broadcast input, its
+ *   vector held for the frame, C x W bits, in LUTRAM (C/PE deep x PE*W wide:
+ *   PE*W*ceil((C/PE)/64) LUTs, FINN's distributed-RAM rule). */
 
 /* SAMO's FINN configuration for a node kind (const mode, block RAM, resType dsp at
  * 4-bit; section 3.0), folding 1. Sets W = A = B = 4, num_vectors, kernel, stride,

@@ -4,7 +4,9 @@
  * vector before computing its outputs; the sliding window generator reads the window's
  * extent of rows before its first tap, then per output row writes the row's taps while
  * reading the stride's rows for the next; FMPadding walks the padded map; the
- * StreamingMaxPool writes an output row after each pool's worth of rows. */
+ * StreamingMaxPool writes an output row after each pool's worth of rows; StreamingConcat
+ * passes each input's channels of a pixel through in turn, and ElementwiseMul each
+ * pixel's products as it reads them. */
 #include "hw/finn_blocks.h"
 
 #include <math.h>
@@ -141,7 +143,14 @@ void cm_finn_node_timing(const cm_finn_node *n, cm_block_cost *out)
     case CM_FINN_LABELSELECT:
         cm_block_timing_whole(t, cycles, n->channels, 1.0, 1.0, pe);
         break;
-    default: /* thresholding, duplicate, add: a pixel at a time */
+    case CM_FINN_CONCAT: {
+        double total = 0.0;
+        for (int i = 0; i < n->n_inputs && i < CM_FINN_CONCAT_MAX; i++)
+            total += n->in_channels[i];
+        cm_block_timing_pointwise(t, cycles, total, simd);
+        break;
+    }
+    default: /* thresholding, duplicate, add, multiply: a pixel at a time */
         cm_block_timing_pointwise(t, cycles, n->channels, pe);
         break;
     }

@@ -80,6 +80,8 @@ static void windowed(const cm_fcn_layer *l, double cycles, double pixel, double 
     t->rest_cycles = maxd(outputs * pixel, walk - to_first) + head - pixel;
     t->tail_cycles = maxd(after_last + pixel, cm_window_tail_outputs(&r, &c) * pixel) + head -
                      pixel;
+    t->out_rows = (double)r.out;
+    t->row_stride = (double)r.stride;
 }
 
 static void conv_timing(const cm_fcn_layer *l, double cycles, cm_block_timing *t)

@@ -6,7 +6,12 @@
  * Table I (SIMD = channel-in folding, PE = channel-out folding) and flags per SAMO's
  * FINN wrapper (backend-models.md 3.5): intra and inter matching everywhere except
  * the MVAU (divisible instead) and DuplicateStreams (divisible); cuts only after an
- * MVAU or a VVAU. */
+ * MVAU or a VVAU. Two ops current FINN has and v0.6 did not carry what GoogLeNet,
+ * DenseNet and EfficientNet need: StreamingConcat (a channel concat) and ElementwiseMul
+ * (SiLU's and squeeze-excitation's product of two streams); they keep FINN's
+ * pre-specialisation names here, and the export (export_finn.c) names every node as the
+ * FINN version it targets does. */
+#include "hw/hd_finn_wide.h"
 #include "hw/hdgraph.h"
 
 #include <stdio.h>
@@ -14,7 +19,7 @@
 
 enum {
     NAME_MVAU, NAME_VVAU, NAME_SWG, NAME_THRESHOLD, NAME_MAXPOOL, NAME_POOL, NAME_DUP,
-    NAME_ADD, NAME_PAD, NAME_GAP, NAME_COUNT
+    NAME_ADD, NAME_PAD, NAME_GAP, NAME_CONCAT, NAME_MUL, NAME_COUNT
 };
 
 static const char *const finn_op[NAME_COUNT] = {
@@ -28,6 +33,8 @@ static const char *const finn_op[NAME_COUNT] = {
     [NAME_ADD] = "AddStreams_Batch",
     [NAME_PAD] = "FMPadding_Batch",
     [NAME_GAP] = "GlobalAccPool_Batch",
+    [NAME_CONCAT] = "StreamingConcat",
+    [NAME_MUL] = "ElementwiseMul",
 };
 
 /* The activation a conv or fc hands its output to, when the MVAU can absorb it as
@@ -309,6 +316,82 @@ static cm_status finn_duplicate(cm_hd_build *b, int li, cm_error *err)
     return cm_hd_values_intra(n, l->out_shape.c, err);
 }
 
+/* The shape of a layer's input i (its producer's output, or the graph input). */
+static cm_shape input_shape(const cm_hd_build *b, const cm_layer *l, int i)
+{
+    const cm_source s = l->inputs[i];
+    if (CM_SOURCE_IS_INPUT(s))
+        return b->g->inputs[CM_SOURCE_INPUT_INDEX(s)].shape;
+    return b->g->layers[s].out_shape;
+}
+
+/* Every input of a merge must come from a node of its own: a merge fed by the network's
+ * input, or by one map twice, has no stream per operand. */
+static cm_status merge_inputs(const cm_hd_build *b, int li, const cm_hd_node *n, cm_error *err)
+{
+    const cm_layer *l = &b->g->layers[li];
+    if (n->n_pred != l->n_inputs)
+        return cm_error_set(err, CM_EINPUT, "layer %s (%s): FINN streams each operand from a "
+                            "layer of its own, and %d of its %d inputs are not", l->name,
+                            cm_op_name(l->op), l->n_inputs - n->n_pred, l->n_inputs);
+    return CM_OK;
+}
+
+/* A node merging the layer's inputs into a map of its output shape; -1 on error (*st). */
+static int merge_node(cm_hd_build *b, int li, int id, cm_finn_kind kind, cm_error *err,
+                      cm_status *st)
+{
+    const cm_layer *l = &b->g->layers[li];
+    const int idx = finn_node(b, li, id, kind, -1, err, st);
+    if (idx < 0 || *st != CM_OK)
+        return -1;
+    cm_hd_node *n = &b->h->nodes[idx];
+    const int64_t c = l->out_shape.c, px = l->out_shape.h * l->out_shape.w;
+    n->hw.finn.channels = (int)c;
+    n->hw.finn.num_vectors = px;
+    set_dims(n, c, 1, px, c, 1, px);
+    b->out_node[li] = idx;
+    *st = merge_inputs(b, li, n, err);
+    return *st == CM_OK ? idx : -1;
+}
+
+/* StreamingConcat over the channels; its ChannelsPerStream are filled (and a concat of
+ * more inputs than one node takes is cascaded) by cm_hd_finn_split_wide. */
+static cm_status finn_concat(cm_hd_build *b, int li, cm_error *err)
+{
+    cm_status st = CM_OK;
+    merge_node(b, li, NAME_CONCAT, CM_FINN_CONCAT, err, &st);
+    return st;
+}
+
+/* ElementwiseMul of two streams; one of them may be a C-vector per frame (the scale of
+ * a squeeze-excitation), broadcast over the other's pixels. */
+static cm_status finn_mul(cm_hd_build *b, int li, cm_error *err)
+{
+    const cm_layer *l = &b->g->layers[li];
+    if (l->n_inputs != 2)
+        return cm_hd_unsupported(b, li, err);
+    const cm_shape s0 = input_shape(b, l, 0), s1 = input_shape(b, l, 1);
+    const int64_t px0 = s0.h * s0.w, px1 = s1.h * s1.w, px = l->out_shape.h * l->out_shape.w;
+    if (s0.c != l->out_shape.c || s1.c != l->out_shape.c || (px0 != px && px0 != 1) ||
+        (px1 != px && px1 != 1))
+        return cm_error_set(err, CM_EINPUT, "layer %s (mul): FINN's ElementwiseMul takes two "
+                            "maps of one shape or a map and one value per channel", l->name);
+    cm_status st = CM_OK;
+    const int idx = merge_node(b, li, NAME_MUL, CM_FINN_MUL, err, &st);
+    if (idx < 0)
+        return st;
+    cm_hd_node *n = &b->h->nodes[idx];
+    cm_finn_node *f = &n->hw.finn;
+    f->broadcast_port = px0 != px ? 0 : px1 != px ? 1 : -1;
+    const cm_source other = l->inputs[1];
+    f->weight_bits = CM_SOURCE_IS_INPUT(other) ? f->in_bits
+                                               : cm_hd_act_bits(b, &b->g->layers[other].out_q);
+    n->bits_out = f->out_bits = cm_hd_act_bits(b, &l->out_q);
+    cm_finn_node_apply_samo_styles(f);
+    return cm_hd_values_intra(n, l->out_shape.c, err);
+}
+
 static cm_status finn_layer(cm_hd_build *b, int li, cm_error *err)
 {
     const cm_layer *l = &b->g->layers[li];
@@ -324,13 +407,22 @@ static cm_status finn_layer(cm_hd_build *b, int li, cm_error *err)
         if (l->n_inputs > 1)
             return finn_channelwise(b, li, NAME_ADD, CM_FINN_ADD, err);
         return finn_channelwise(b, li, NAME_THRESHOLD, CM_FINN_THRESHOLDING, err);
+    case CM_OP_MUL:
+        if (l->n_inputs > 1)
+            return finn_mul(b, li, err);
+        return finn_channelwise(b, li, NAME_THRESHOLD, CM_FINN_THRESHOLDING, err);
     case CM_OP_RELU:
     case CM_OP_ACTIVATION:
     case CM_OP_BATCHNORM:
-    case CM_OP_MUL:
         if (l->n_inputs > 1)
             return cm_hd_unsupported(b, li, err);
         return finn_channelwise(b, li, NAME_THRESHOLD, CM_FINN_THRESHOLDING, err);
+    case CM_OP_CONCAT:
+        if (l->n_inputs == 1) {
+            cm_hd_pass_through(b, li);
+            return CM_OK;
+        }
+        return finn_concat(b, li, err);
     case CM_OP_FLATTEN:
     case CM_OP_RESHAPE:
     case CM_OP_SOFTMAX:
@@ -369,7 +461,7 @@ cm_status cm_hd_build_finn(cm_hd_build *b, cm_error *err)
             return st;
     }
     finn_match_add_inputs(b->h);
-    return CM_OK;
+    return cm_hd_finn_split_wide(b->h, err);
 }
 
 int cm_hd_finn_params(const cm_hd_node *n, const int64_t fold[3], cm_hd_param out[3])
@@ -381,6 +473,7 @@ int cm_hd_finn_params(const cm_hd_node *n, const int64_t fold[3], cm_hd_param ou
         return 2;
     case CM_FINN_SWG:
     case CM_FINN_FMPADDING:
+    case CM_FINN_CONCAT:
         out[0] = (cm_hd_param){"SIMD", fold[0]};
         return 1;
     case CM_FINN_MAXPOOL:

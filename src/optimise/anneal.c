@@ -109,15 +109,16 @@ static double excess(double used, double have)
 static double violation(const cm_design *d)
 {
     const cm_board *b = cm_design_board(d);
+    const cm_resources *have = cm_design_limits(d);
     double v = 0.0;
     for (int p = 0; p < cm_design_partition_count(d); p++) {
         cm_partition_info pi;
         cm_design_partition_info(d, p, &pi);
-        v += excess((double)pi.res.dsp, (double)b->resources.dsp);
-        v += excess((double)pi.res.bram18, (double)b->resources.bram18);
-        v += excess((double)pi.res.uram, (double)b->resources.uram);
-        v += excess((double)pi.res.lut, (double)b->resources.lut);
-        v += excess((double)pi.res.ff, (double)b->resources.ff);
+        v += excess((double)pi.res.dsp, (double)have->dsp);
+        v += excess((double)pi.res.bram18, (double)have->bram18);
+        v += excess((double)pi.res.uram, (double)have->uram);
+        v += excess((double)pi.res.lut, (double)have->lut);
+        v += excess((double)pi.res.ff, (double)have->ff);
         v += excess(pi.bandwidth_gbps, b->bandwidth_gbps);
     }
     /* Rounding can leave a design at the bandwidth limit exactly, which eq. 7 forbids. */

@@ -115,7 +115,7 @@ static cm_status brute_init(brute *b, cm_design *d, cm_error *err)
     const cm_design_options *o = cm_design_options_of(d);
     b->s_per_cycle = (double)o->batch / (o->clock_mhz * 1e6);
     b->reconf_s = cm_design_board(d)->reconfiguration_s;
-    b->board = cm_design_board(d)->resources;
+    b->board = *cm_design_limits(d);
     b->best_cost = INFINITY;
     return CM_OK;
 }

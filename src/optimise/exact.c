@@ -41,12 +41,12 @@ static bool explain_node(const ex_problem *p, char *note, size_t size)
          * to fitting exceeds most. */
         int worst = -1;
         for (int k = 0; k < EX_RESOURCES && worst < 0; k++)
-            if (ex_res_kind(&en->min_res, k) > ex_res_kind(&d->board.resources, k))
+            if (ex_res_kind(&en->min_res, k) > ex_res_kind(&d->limits, k))
                 worst = k;
         bool single = worst >= 0;
         double most = -1.0;
         for (int k = 0; k < EX_RESOURCES && !single; k++) {
-            int64_t need = ex_res_kind(&en->closest, k), have = ex_res_kind(&d->board.resources, k);
+            int64_t need = ex_res_kind(&en->closest, k), have = ex_res_kind(&d->limits, k);
             double ratio = have > 0 ? (double)need / (double)have : need > 0 ? INFINITY : 0.0;
             if (ratio > most) {
                 most = ratio;
@@ -54,7 +54,7 @@ static bool explain_node(const ex_problem *p, char *note, size_t size)
             }
         }
         const char *layer = d->graph->layers[d->hd.nodes[i].layer].name, *node = d->hd.nodes[i].name;
-        long long have = (long long)ex_res_kind(&d->board.resources, worst);
+        long long have = (long long)ex_res_kind(&d->limits, worst);
         if (single)
             snprintf(note, size,
                      "infeasibility proven: layer %s (node %s) needs at least %lld %s in any "
@@ -84,7 +84,7 @@ static bool explain_group(const ex_problem *p, char *note, size_t size)
         else if (i < p->n - 1)
             continue;
         for (int k = 0; k < EX_RESOURCES; k++) {
-            int64_t need = 0, have = ex_res_kind(&d->board.resources, k);
+            int64_t need = 0, have = ex_res_kind(&d->limits, k);
             for (int j = first; j <= i; j++)
                 need += ex_res_kind(&p->nodes[j].min_fit, k);
             if (need > have) {
@@ -191,6 +191,12 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
     double limit = o->time_limit_s > 0 ? o->time_limit_s : EX_DEFAULT_TIME_LIMIT_S;
     double deadline = cm_seconds_now() + limit, warm_cost;
     cm_design_point *warm = warm_start(d, o, r, &warm_cost, err);
+    if (warm && o->enough_s > 0 && warm_cost <= o->enough_s) { /* the decision is made */
+        snprintf(r->note, sizeof r->note, "the rule optimiser's design costs at most %.6g s",
+                 o->enough_s);
+        cm_design_point_free(warm);
+        return CM_OK;
+    }
     cm_optimise_reset(d);
     ex_problem p;
     ex_result res = {0};
@@ -200,6 +206,10 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
     p.bb_budget = o->max_nodes > 0 ? o->max_nodes : CM_OPTIMISE_EXACT_NODES;
     /* a hair above, so that the search may still find a design of equal cost */
     p.warm_ub = warm ? warm_cost * (1 + 1e-9) : INFINITY;
+    if (o->enough_s > 0) { /* nothing costing more than enough_s is of use */
+        p.warm_ub = fmin(p.warm_ub, o->enough_s * (1 + 1e-9));
+        p.enough_s = o->enough_s;
+    }
     if (st == CM_OK)
         st = ex_search(&p, &res, err);
     bool use_warm = st == CM_OK && warm && !(res.ub <= warm_cost);

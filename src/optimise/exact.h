@@ -50,6 +50,7 @@ typedef struct ex_problem {
     double setup_grace;    /* a small cut graph's set-up may run until then (>= deadline) */
     double warm_ub;        /* cost of a known feasible design (INFINITY if none): a
                             * cutoff before the search has an incumbent of its own */
+    double enough_s;       /* > 0: an incumbent of at most this cost ends the search */
     bool progress;         /* draw a progress bar */
     int64_t bb_nodes;      /* GLPK branch-and-bound nodes over every program so far */
     int64_t bb_budget;     /* ... and the most allowed */

@@ -176,7 +176,7 @@ static double cheap_bound(const ex_problem *p, const ex_segment *s)
             if (en->cfg[c].cycles < witness && ex_bandwidth_ok(p, s, en->cfg[c].cycles))
                 witness = en->cfg[c].cycles;
     }
-    if (!ex_res_fits(&sum, &p->d->board.resources))
+    if (!ex_res_fits(&sum, &p->d->limits))
         return INFINITY;
     t = fmax(fmax(t, witness), ex_time_floor(p, s, NULL));
     return (p->batch * t + depth_floor(p, s->first, s->end)) / p->clock_hz;
@@ -217,7 +217,7 @@ static int fitting_row(const dp *g, int a)
                 return b - a - 1;
             ex_res_add(&sum, &p->nodes[i].min_fit);
         }
-        if (!ex_res_fits(&sum, &p->d->board.resources))
+        if (!ex_res_fits(&sum, &p->d->limits))
             break;
     }
     return b - a - 1;
@@ -667,6 +667,8 @@ static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
         res->ub = g->ub[g->n_cuts - 1][0].cost;
         show_progress(p, &bar, res);
         if (isinf(res->lb) || fmin(res->ub, p->warm_ub) <= res->lb * (1 + 1e-12))
+            break;
+        if (p->enough_s > 0 && res->ub <= p->enough_s)
             break;
         if (stuck || ex_out_of_work(p)) {
             res->timed_out = true;

@@ -207,7 +207,7 @@ static void add_choice_and_time_rows(ilp *m)
 /* eq. 6, for each resource the kept configurations could exceed. */
 static void add_resource_rows(ilp *m)
 {
-    const cm_resources *board = &m->p->d->board.resources;
+    const cm_resources *board = &m->p->d->limits;
     for (int kind = 0; kind < EX_RESOURCES; kind++) {
         double worst = 0.0;
         for (int i = 0; i < m->n; i++) {
@@ -430,6 +430,63 @@ static double frame_bound(const ilp *m)
     return 2.0 * total + 1.0;
 }
 
+/* A strided window before node i writes its last output row within one input row
+ * (first_frame.c, cm_design_last_row_taken): L >= z - (z - a) / q + row_words * pace_k
+ * + tail_k, and where node i needs its whole input before its first output, F >= the
+ * same with head_k (a row per configuration, relaxed by big_m, if only some do). */
+typedef struct row_arg {
+    double row_words, words;
+    bool head; /* the first output's row: head_cycles, else tail_cycles */
+} row_arg;
+
+static double w_last_row(const ex_config *c, const void *arg)
+{
+    const row_arg *r = arg;
+    return r->row_words * c->cycles / r->words +
+           (r->head ? c->timing.head_cycles : c->timing.tail_cycles);
+}
+
+static int put_last_row(ilp *m, int x, int a, int z, double q)
+{
+    int len = put_col(m, 0, x, 1.0);
+    len = put_col(m, len, z, -(1.0 - 1.0 / q));
+    return put_col(m, len, a, -1.0 / q);
+}
+
+static void add_last_row_rows(ilp *m, int i, int a, int z, const frame_arg *fa, double big_m)
+{
+    const int node = m->s->first + i;
+    const ex_node *pn = &m->p->nodes[node - 1];
+    const cm_block_timing *pt = pn->n_cfg > 0 ? &pn->cfg[0].timing : NULL;
+    if (!pt || pt->out_rows < 2.0 || pt->row_stride < 2.0)
+        return;
+    const double q = cm_design_row_spread(pt);
+    row_arg ra = {(double)m->p->d->hd.nodes[node - 1].size_out / pt->out_rows, fa->words, false};
+    const int F = m->frame_col[3 * i], L = m->frame_col[3 * i + 2];
+    add_row(m, put_node(m, put_last_row(m, L, a, z, q), i, w_last_row, &ra, -1.0), GLP_LO, 0.0,
+            0.0);
+    int whole = 0, any = 0;
+    for (int k = m->off[i]; k < m->off[i + 1]; k++)
+        if (m->col[k]) {
+            any++;
+            whole += cfg_of(m, k, i)->timing.fill_words >= fa->words;
+        }
+    ra.head = true;
+    if (whole > 0 && whole == any) {
+        add_row(m, put_node(m, put_last_row(m, F, a, z, q), i, w_last_row, &ra, -1.0), GLP_LO,
+                0.0, 0.0);
+        return;
+    }
+    for (int k = m->off[i]; whole > 0 && k < m->off[i + 1]; k++) {
+        const ex_config *c = m->col[k] ? cfg_of(m, k, i) : NULL;
+        if (!c || c->timing.fill_words < fa->words)
+            continue;
+        int len = put_last_row(m, F, a, z, q);
+        len = put_col(m, len, m->col[k], -(w_last_row(c, &ra) + big_m));
+        add_row(m, len, GLP_LO, -big_m, 0.0);
+    }
+}
+
 /* Node i's first output F, start S and last output L from its producer's (i - 1, or
  * off-chip memory for the segment's first node), and D >= L - T at the end. */
 static void add_frame_rows(ilp *m)
@@ -451,6 +508,7 @@ static void add_frame_rows(ilp *m)
             add_after(m, i, S, a, w_start_own, NULL);
             add_share_rows(m, i, S, a, z, false, &fa, big_m);
             add_after(m, i, L, z, w_tail, NULL);
+            add_last_row_rows(m, i, a, z, &fa, big_m);
         }
         add_after(m, i, L, S, w_rest, NULL);
         int len = put_col(m, 0, L, 1.0);

@@ -158,12 +158,12 @@ static void add_config(ex_problem *p, int i, ex_node *en, const int64_t f[3])
     c.res = cost.res;
     p->evaluations++;
     res_min(&en->min_res, &c.res);
-    double ratio = worst_ratio(&c.res, &p->d->board.resources);
+    double ratio = worst_ratio(&c.res, &p->d->limits);
     if (ratio < en->closest_ratio) {
         en->closest_ratio = ratio;
         en->closest = c.res;
     }
-    if (!ex_res_fits(&c.res, &p->d->board.resources))
+    if (!ex_res_fits(&c.res, &p->d->limits))
         return;
     if (c.cycles < en->fast_alone)
         en->fast_alone = c.cycles;
@@ -295,7 +295,7 @@ static bool floor_fits(const ex_problem *p, const ex_segment *s, const uint8_t *
             return false;
         ex_res_add(&sum, &least);
     }
-    return ex_res_fits(&sum, &p->d->board.resources);
+    return ex_res_fits(&sum, &p->d->limits);
 }
 
 double ex_time_floor(const ex_problem *p, const ex_segment *s, const uint8_t *keep)

@@ -80,7 +80,7 @@ static double average_use(const cm_design *d, int p)
 {
     cm_partition_info info;
     cm_design_partition_info(d, p, &info);
-    const cm_resources *have = &cm_design_board(d)->resources;
+    const cm_resources *have = cm_design_limits(d);
     double sum = 0;
     int terms = 0;
     const int64_t used[4] = {info.res.dsp, info.res.bram18, info.res.lut, info.res.ff};
@@ -208,7 +208,7 @@ static int partition_violations(const cm_design *d, int p)
     cm_partition_info info;
     cm_design_partition_info(d, p, &info);
     const cm_board *b = cm_design_board(d);
-    const cm_resources *r = &info.res, *max = &b->resources;
+    const cm_resources *r = &info.res, *max = cm_design_limits(d);
     return (r->dsp > max->dsp) + (r->bram18 > max->bram18) + (r->uram > max->uram) +
            (r->lut > max->lut) + (r->ff > max->ff) + !(info.bandwidth_gbps < b->bandwidth_gbps);
 }
@@ -463,7 +463,7 @@ static bool node_can_fit(rule_search *s, int node, cm_resources *least)
 {
     size_t count;
     const candidate *all = sorted_foldings(s, node, &count);
-    const cm_resources *have = &cm_design_board(s->d)->resources;
+    const cm_resources *have = cm_design_limits(s->d);
     bool fits = all == NULL; /* out of memory: claim nothing */
     *least = (cm_resources){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
     for (size_t i = 0; all && i < count; i++) {
@@ -498,7 +498,7 @@ static bool proven_infeasible(rule_search *s, cm_optimise_result *r)
         }
         cm_resources_add(&sum, &least);
     }
-    if (cm_design_options_of(d)->reconfiguration || cm_resources_fit(&sum, &b->resources))
+    if (cm_design_options_of(d)->reconfiguration || cm_resources_fit(&sum, cm_design_limits(d)))
         return false;
     snprintf(r->note, sizeof r->note,
              "infeasibility proven: the nodes' least resources add up to more than %s has "

@@ -1,5 +1,6 @@
-/* FINN v0.6 HLS custom ops as tasks, one task per node, with the cycles of
- * ../shared/docs/backend-models.md section 3.2.
+/* FINN v0.6 HLS custom ops, and current FINN's StreamingConcat and ElementwiseMul, as
+ * tasks, one task per node, with the cycles of ../shared/docs/backend-models.md section
+ * 3.2 (finn_blocks.h for the two new ones).
  *
  * An iteration is one pixel (FMPadding, Thresholding, Duplicate, Add, GlobalAcc-
  * Pool: C/PE or C/SIMD cycles), one window tap slot of the sliding window generator
@@ -9,7 +10,10 @@
  * input vector of an MVAU ((MH/PE) x (MW/SIMD) cycles, its outputs written when they
  * are all computed) or VVAU (kh*kw*C/PE), one output pixel of Pool_Batch (C*k*k/PE, written at its end), and
  * one input pixel per cycle of StreamingMaxPool (plus ImgDim/PoolDim output cycles per
- * row, writing after each PoolDim-th row). */
+ * row, writing after each PoolDim-th row); one pixel of StreamingConcat ((sum of its
+ * inputs' channels)/SIMD cycles, a token from every input) and of ElementwiseMul (C/PE,
+ * a token from both inputs, or from the map only once a broadcast vector has come with
+ * the first pixel). */
 #include "sim/sim_streaming.h"
 
 #include <stdlib.h>
@@ -142,6 +146,28 @@ static cm_status finn_program(const cm_design *d, int node, st_chain *c, cm_erro
         c->in_words[1] = C;
         st_run_ports(o, nv, C / pe, 1, both, 2, 1);
         break;
+    case CM_FINN_CONCAT: {
+        int64_t ones[SIM_MAX_PORTS] = {1, 1, 1, 1};
+        c->n_in = f.n_inputs < SIM_MAX_PORTS ? f.n_inputs : SIM_MAX_PORTS;
+        for (int p = 0; p < c->n_in; p++)
+            c->in_words[p] = f.in_channels[p];
+        st_run_ports(o, nv, C / simd, 1, ones, c->n_in, 1);
+        c->beat_out = simd;
+        break;
+    }
+    case CM_FINN_MUL: {
+        int64_t map_only[2] = {1, 1};
+        c->n_in = 2;
+        c->in_words[1] = C;
+        if (f.broadcast_port >= 0) {
+            st_run_ports(o, 1, C / pe, 1, both, 2, 1);
+            map_only[f.broadcast_port] = 0;
+            st_run_ports(o, nv - 1, C / pe, 1, map_only, 2, 1);
+        } else {
+            st_run_ports(o, nv, C / pe, 1, both, 2, 1);
+        }
+        break;
+    }
     case CM_FINN_MAXPOOL:
         finn_maxpool(o, &f);
         c->beat_in = c->beat_out = C; /* a pixel per cycle */

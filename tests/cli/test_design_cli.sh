@@ -79,6 +79,7 @@ assert abs(d["throughput_fps"] * d["latency_s"] - d["batch"]) < 1e-9
 conv2 = [n for n in d["nodes"] if n["name"] == "convolution1"][0]
 assert conv2["parameters"]["ReuseFactor"] == 25000 and conv2["cycles"] == 144 * 25000
 ' "$tmp/optimise.json"
+run 0 "export finn-v0.6" export "$tmp/finn.json" --format finn-v0.6 -o "$tmp/finn.export.json"
 check "finn export keyed by FINN node name" /usr/bin/python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -114,7 +114,7 @@ assert len(d["schedule"]) >= 1 and d["schedule"][0]["blocks"]
 expect_after_failure() { [ ! -e "$tmp/x.out" ]; }
 for f in finn hls4ml hls; do
   expect 2 "export $f refused" -- export "$d" --format "$f" -o "$tmp/x.out"
-  check "export $f: says which formats apply" err_has "a latency-driven design exports as report-md or fpgaconvnet, not $f"
+  check "export $f: says which formats apply" err_has "a latency-driven design exports as report-md, report-html or fpgaconvnet, not $f"
 done
 unset -f expect_after_failure
 

@@ -77,7 +77,7 @@ check "report: layer table" grep -q '^| Conv_1 | conv |' "$tmp/report.md"
 check "report: skip buffers" grep -q '^## Skip buffers' "$tmp/report.md"
 for f in fpgaconvnet finn hls4ml; do
   expect 2 "export $f refused" -- export "$d" --format "$f" -o "$tmp/x.$f"
-  check "export $f: says which formats" err_has "an nn2fpga design exports as hls or report-md"
+  check "export $f: says which formats" err_has "an nn2fpga design exports as hls, report-md or report-html"
   check "export $f: no file" test ! -e "$tmp/x.$f"
 done
 

@@ -110,7 +110,7 @@ check "the report's baselines" grep -q '^| im2col only |' "$tmp/r.md"
 rm -f "$tmp/r.md"
 for f in fpgaconvnet finn hls4ml hls; do
   expect 2 "export --format $f is refused" -- export "$d" --format $f -o "$tmp/r.md"
-  check "$f: the formats that apply are named" err_has "an overlay design exports as report-md only, not $f"
+  check "$f: the formats that apply are named" err_has "an overlay design exports as report-md or report-html, not $f"
 done
 edit "$d" "$tmp/e.json" 'd["array"] = [100, 100]'
 expect 3 "export of an infeasible design" -- export "$tmp/e.json" --format report-md -o "$tmp/r.md"

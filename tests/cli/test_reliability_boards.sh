@@ -181,7 +181,7 @@ check "printed after writing" test -s "$tmp/out" -a -s "$tmp/printed.json"
 expect 0 "nn2fpga design" -- optimise "$resnet" --board zc706 --backend nn2fpga -o "$tmp/report.json"
 expect 0 "evaluate an nn2FPGA design" -- evaluate "$tmp/report.json"
 expect 2 "export an nn2FPGA design as finn" -- export "$tmp/report.json" --format finn -o "$tmp/x.json"
-check "export names the formats it takes" err_has "$tmp/report.json: an nn2fpga design exports as hls or report-md"
+check "export names the formats it takes" err_has "$tmp/report.json: an nn2fpga design exports as hls, report-md or report-html"
 check "no export file" test ! -e "$tmp/x.json"
 /usr/bin/python3 -c '
 import json, sys

@@ -54,7 +54,7 @@ done
 
 # ---- FINN export: the recorded depths as FINN's node attributes, in beats ----
 finn_auto=$tmp/lenet_finn_auto.json
-expect 0 "export the sized FINN design" -- export "$finn_auto" --format finn -o "$tmp/finn_cfg.json"
+expect 0 "export the sized FINN design" -- export "$finn_auto" --format finn-v0.6 -o "$tmp/finn_cfg.json"
 check "FINN export: inFIFODepths/outFIFODepths are the recorded words in beats" $py -c '
 import json, math, sys
 cfg, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))

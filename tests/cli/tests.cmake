@@ -92,3 +92,14 @@ set_tests_properties(cli_simulate_fifo PROPERTIES FIXTURES_REQUIRED zoo_models)
 add_test(NAME cli_csv
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_csv_cli.sh $<TARGET_FILE:cnnmap_cli>
           ${CM_SHARED_DIR} ${CM_TEST_MODELS_DIR})
+# `export --format report-html`: every architecture's page against evaluate --json (issue 18).
+add_test(NAME cli_report_html
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_report_html_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_SHARED_DIR} ${CM_TEST_MODELS_DIR})
+set_tests_properties(cli_report_html PROPERTIES FIXTURES_REQUIRED zoo_models)
+# `sweep` (outputs, fronts, threads, --time-limit, bad input) and optimise's --max-util
+# and --target-fps (issues 18 and 21).
+add_test(NAME cli_sweep
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_sweep_cli.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_TEST_MODELS_DIR})
+set_tests_properties(cli_sweep PROPERTIES FIXTURES_REQUIRED zoo_models)
