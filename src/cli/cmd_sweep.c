@@ -24,7 +24,7 @@ const char cm_cli_sweep_usage[] =
     "  --objective O      latency (batch 1, default) or throughput (uses --batch)\n"
     "  --batch N          samples per run for the throughput objective (default 256)\n"
     "  --optimiser O      rule (default), exact, anneal, brute or none; each point's rule or\n"
-    "                     anneal stops after 2e6 design points (CM_SWEEP_POINTS)\n"
+    "                     anneal stops after 300,000 design points (CM_SWEEP_POINTS)\n"
     "  --steps N          caps per board and backend, 1 to 100 (default 10: 10%, 20%, ...)\n"
     "  --time-limit S     no point starts after S seconds and a running one stops then;\n"
     "                     the points done are written, with a warning (default: no limit,\n"
