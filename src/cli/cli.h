@@ -113,16 +113,13 @@ int cm_cli_parse_options(int argc, char **argv, const char *command, const struc
 /* --json or --csv seen: sets *format; both at once is a usage error (exit code). */
 int cm_cli_set_format(const char *command, cm_cli_format wanted, cm_cli_format *format);
 
-/* Parses the options of a command whose only options are --json and --csv (inspect);
+/* Parses the options of a command whose only options are --json and --csv (inspect,
+ * boards);
  * *first_arg is the index of its first positional argument. Returns 0 or the usage
  * exit code. */
 int cm_cli_parse_format_flags(int argc, char **argv, const char *command, cm_cli_format *format,
                               int *first_arg);
 
-/* Parses the options of a command whose only option is --json; *first_arg is the
- * index of its first positional argument. Returns 0 or the usage exit code. */
-int cm_cli_parse_json_flag(int argc, char **argv, const char *command, bool *json,
-                           int *first_arg);
 
 /* Building JSON output: jansson refuses a real that is not finite (json_real gives
  * NULL) and an insertion can fail for memory; unchecked, either would leave a key
@@ -136,9 +133,8 @@ json_t *cm_cli_json_finish(json_t *o, bool ok);
 /* Prints a JSON object on stdout, one line per key for reading. */
 int cm_cli_print_json(json_t *obj);
 /* Prints a command's JSON object as format says: JSON as cm_cli_print_json does; CSV
- * as its table of layers (the first of its "nodes", "layers" or, for several
- * networks, "models" arrays, util/csv.h). Takes obj, which may be NULL (the one error
- * line). */
+ * as its table (the first of its "nodes", "layers", "models" or "boards" arrays,
+ * util/csv.h). Takes obj, which may be NULL (the one error line). */
 int cm_cli_print_as(json_t *obj, cm_cli_format format);
 
 #endif

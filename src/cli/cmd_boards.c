@@ -1,4 +1,4 @@
-/* `cnnmap boards [--json]`: the built-in boards and their resources. */
+/* `cnnmap boards [--json|--csv]`: the built-in boards and their resources. */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -7,11 +7,12 @@
 #include "cli/cli.h"
 
 const char cm_cli_boards_usage[] =
-    "usage: cnnmap boards [--json]\n\n"
+    "usage: cnnmap boards [--json | --csv]\n\n"
     "Lists the built-in boards: device resources (BRAM in 18 Kb blocks), default clock,\n"
     "off-chip bandwidth and full reconfiguration time. Any command taking --board also\n"
     "accepts a path to a board JSON file of the same format (see boards/ in the sources).\n\n"
-    "  --json   print {\"boards\": [...]} instead of the table\n";
+    "  --json   print {\"boards\": [...]} instead of the table\n"
+    "  --csv    print those boards as CSV, one row each (resources as resources.DSP, ...)\n";
 
 static json_t *board_json(const cm_board *b)
 {
@@ -38,13 +39,14 @@ static void print_row(const cm_board *b)
 
 int cm_cli_boards(int argc, char **argv)
 {
-    bool json = false;
+    cm_cli_format format = CM_CLI_TEXT;
     int first_arg = 0;
-    int usage = cm_cli_parse_json_flag(argc, argv, "boards", &json, &first_arg);
+    int usage = cm_cli_parse_format_flags(argc, argv, "boards", &format, &first_arg);
     if (usage != CM_OK)
         return usage;
     if (first_arg != argc)
         return cm_cli_usage_error("boards", "takes no arguments");
+    const bool json = format != CM_CLI_TEXT;
     json_t *list = json_array();
     if (!json)
         printf("%-12s %-22s %6s %7s %5s %9s %9s %7s %8s %9s\n", "board", "part", "DSP", "BRAM18",
@@ -62,7 +64,7 @@ int cm_cli_boards(int argc, char **argv)
             print_row(&b);
     }
     if (json)
-        return cm_cli_print_json(json_pack("{s:o}", "boards", list));
+        return cm_cli_print_as(json_pack("{s:o}", "boards", list), format);
     json_decref(list);
     return CM_OK;
 }

@@ -111,21 +111,6 @@ int cm_cli_parse_format_flags(int argc, char **argv, const char *command, cm_cli
     return rc;
 }
 
-int cm_cli_parse_json_flag(int argc, char **argv, const char *command, bool *json,
-                           int *first_arg)
-{
-    static const struct option options[] = {{"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        if (c != 'j')
-            return cm_cli_usage_error(command, "unknown option '%s'", argv[optind - 1]);
-        *json = true;
-    }
-    *first_arg = optind;
-    return CM_OK;
-}
-
 void cm_cli_json_put(json_t *o, const char *key, json_t *v, bool *ok)
 {
     /* set_new takes v even when it fails, and fails on a NULL o or v. */
@@ -165,10 +150,10 @@ int cm_cli_print_json(json_t *obj)
     return CM_OK;
 }
 
-/* The table a command's object holds: its layers or nodes, or its networks. */
+/* The table a command's object holds: its layers or nodes, its networks or boards. */
 static const json_t *csv_rows(const json_t *obj)
 {
-    static const char *const keys[] = {"nodes", "layers", "models"};
+    static const char *const keys[] = {"nodes", "layers", "models", "boards"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         const json_t *rows = json_object_get(obj, keys[i]);
         if (json_is_array(rows))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# --csv on inspect, optimise and evaluate (issue 18): the table parses as CSV, has one
-# row per layer (or node, or network) of the --json object, and every field equals the
+# --csv on inspect, optimise, evaluate and boards (issue 18): the table parses as CSV, has one
+# row per layer (or node, network or board) of the --json object, and every field equals the
 # JSON's value; --json with --csv is a usage error.
 # Usage: test_csv_cli.sh CNNMAP SHARED_DIR MODELS_DIR
 cnnmap=$1 shared=$2 models=$3
@@ -83,6 +83,13 @@ expect 0 "evaluate multi --csv" -- evaluate "$tmp/multi.json" --csv
 cp "$tmp/out" "$tmp/m.csv"
 check "multi: one CSV row per network" same_table "$tmp/m.csv" "$tmp/m.json" models
 
+expect 0 "boards --json" -- boards --json
+cp "$tmp/out" "$tmp/b.json"
+expect 0 "boards --csv" -- boards --csv
+cp "$tmp/out" "$tmp/b.csv"
+check "boards: one CSV row per built-in board" same_table "$tmp/b.csv" "$tmp/b.json" boards
+
+expect 1 "boards --csv --json" -- boards --csv --json
 expect 1 "inspect --json --csv" -- inspect "$lenet" --json --csv
 expect 1 "evaluate --csv --json" -- evaluate "$tmp/finn.json" --csv --json
 expect 1 "optimise --json --csv" -- optimise "$lenet" --board zc706 --json --csv
