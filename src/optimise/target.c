@@ -14,6 +14,7 @@ typedef struct target {
     cm_design *d;
     cm_optimise_options o;
     double fps, deadline; /* deadline 0: none */
+    double enough_s;      /* the latency of a batch at fps: what a decision asks for */
     cm_optimise_result *r;
     cm_design_point *best; /* the last design that reached fps */
     cm_resources best_use; /* its largest use of each resource over partitions */
@@ -29,9 +30,7 @@ static cm_status run_under(target *t, const cm_resources *limits, bool decide, d
     cm_design_set_limits(t->d, limits);
     cm_optimise_options o = t->o;
     /* a decision, not an optimisation: is there a design of the target's latency? */
-    cm_design_summary s;
-    cm_design_summarise(t->d, &s);
-    o.enough_s = decide ? (double)s.batch / t->fps : 0.0;
+    o.enough_s = decide ? t->enough_s : 0.0;
     if (t->deadline > 0)
         o.time_limit_s = fmax(t->deadline - cm_seconds_now(), 0.001);
     cm_optimise_result one;
@@ -41,6 +40,7 @@ static cm_status run_under(target *t, const cm_resources *limits, bool decide, d
     t->runs++;
     t->r->evaluations += one.evaluations;
     t->r->stopped_early |= one.stopped_early;
+    cm_design_summary s;
     cm_design_summarise(t->d, &s);
     *fps = s.feasible ? s.throughput_fps : 0.0;
     if (*fps >= t->fps) {
@@ -112,6 +112,9 @@ cm_status cm_optimise_target_fps(cm_design *d, const cm_optimise_options *o, dou
     if (!t.best)
         return cm_error_nomem(err);
     t.o.progress = false; /* many short runs: one bar a run would flicker */
+    cm_design_summary s; /* the batch, which no run changes */
+    cm_design_summarise(d, &s);
+    t.enough_s = (double)s.batch / fps;
     const cm_resources base = *cm_design_limits(d);
     cm_resources limits = base;
     cm_status st = search(&t, &limits, err);
