@@ -11,10 +11,12 @@ packages=(
   libcmocka-dev                                       # unit tests
   libglpk-dev                                         # integer programs (exact optimiser)
   libssl-dev                                          # SHA-256 (libcrypto)
+  libopenblas-dev                                     # the executor's matrix products
   libonnx-testdata                                    # ONNX node tests (conformance)
   libclang-rt-14-dev                                  # clang's sanitizer and libFuzzer runtimes
   valgrind                                            # memcheck over the command-line tests
   python3-onnx python3-numpy python3-torch python3-torchvision  # test-model generators
+  python3-pytest                                      # the Python package's tests
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -46,6 +46,12 @@ cm_status cm_design_save(const cm_design *d, const cm_design_run *run, const cha
  * cm_design_check). */
 cm_status cm_design_load(const char *path, cm_design **out, cm_design_run *run, cm_error *err);
 
+/* CM_OK when d meets every constraint; otherwise CM_EINFEASIBLE with the first broken
+ * one as "ORIGIN: no feasible design: ... [constraint]", saying whether run's search
+ * proved that nothing fits or stopped early. run may be NULL (a design read back). */
+cm_status cm_design_verdict(const cm_design *d, const cm_design_run *run, const char *origin,
+                            cm_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -34,6 +34,19 @@ cm_status cm_export(const cm_design *d, cm_export_format f, const char *path, cm
 cm_status cm_export_nn2fpga_file(const char *design_path, const char *format, const char *path,
                                  cm_error *err);
 
+struct cm_hls_options;
+struct cm_hls_summary;
+
+/* `cnnmap export`: reads a design file of any architecture and writes it in `format`
+ * (a name of cli.md: fpgaconvnet, finn, finn-v0.6, hls4ml, report-md, report-html, or
+ * hls, the nn2FPGA design's HLS project into the folder `output`, with hls's options,
+ * NULL for the defaults, and its summary when hls_summary is not NULL). A format that
+ * does not apply to the design's architecture is CM_EINPUT (CM_EUSAGE when it is no
+ * format at all); a streaming design that breaks a constraint is CM_EINFEASIBLE. */
+cm_status cm_export_design_file(const char *design_path, const char *format, const char *output,
+                                const struct cm_hls_options *hls,
+                                struct cm_hls_summary *hls_summary, cm_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,18 +31,9 @@ int cm_cli_run(int argc, char **argv);
 int cm_cli_compare(int argc, char **argv);
 int cm_cli_simulate(int argc, char **argv);
 int cm_cli_sweep(int argc, char **argv);
-/* export --format report-md of a `multi -o` design file: the loaded design's (a
- * version 1 file's inputs mapped again) Markdown report. Returns an exit code. */
-int cm_cli_multi_export_md(const char *design_path, const char *out);
 /* evaluate of a `multi -o` design file: the figures and tables multi printed, from the
  * loaded design (cm_multi_design_load). Returns an exit code. */
 int cm_cli_multi_evaluate(const char *design_path, cm_cli_format format);
-/* export of an nn2FPGA design file (export_nn2fpga.c): report-md; the streaming
- * backends' formats are refused (exit 2). Returns an exit code. */
-int cm_cli_export_nn2fpga(const char *design_path, const char *format, const char *output);
-/* `export --format hls`: the HLS project of an nn2FPGA design into the folder dir. */
-struct cm_hls_options;
-int cm_cli_export_hls(const char *design_path, const char *dir, const struct cm_hls_options *o);
 
 extern const char cm_cli_inspect_usage[];
 extern const char cm_cli_boards_usage[];
@@ -120,15 +111,6 @@ int cm_cli_set_format(const char *command, cm_cli_format wanted, cm_cli_format *
 int cm_cli_parse_format_flags(int argc, char **argv, const char *command, cm_cli_format *format,
                               int *first_arg);
 
-
-/* Building JSON output: jansson refuses a real that is not finite (json_real gives
- * NULL) and an insertion can fail for memory; unchecked, either would leave a key
- * silently missing. put and append take v whatever happens and clear *ok on failure;
- * finish gives o when every step went well, else frees it and gives NULL (which
- * cm_cli_print_json reports as one line). */
-void cm_cli_json_put(json_t *o, const char *key, json_t *v, bool *ok);
-void cm_cli_json_append(json_t *a, json_t *v, bool *ok);
-json_t *cm_cli_json_finish(json_t *o, bool ok);
 
 /* Prints a JSON object on stdout, one line per key for reading. */
 int cm_cli_print_json(json_t *obj);

@@ -5,6 +5,7 @@
 #include <cnnmap/board.h>
 
 #include "cli/cli.h"
+#include "platform/board_json.h"
 
 const char cm_cli_boards_usage[] =
     "usage: cnnmap boards [--json | --csv]\n\n"
@@ -13,20 +14,6 @@ const char cm_cli_boards_usage[] =
     "accepts a path to a board JSON file of the same format (see boards/ in the sources).\n\n"
     "  --json   print {\"boards\": [...]} instead of the table\n"
     "  --csv    print those boards as CSV, one row each (resources as resources.DSP, ...)\n";
-
-static json_t *board_json(const cm_board *b)
-{
-    return json_pack("{s:s, s:s, s:s, s:s, s:{s:I, s:I, s:I, s:I, s:I}, s:s, s:f, s:f, s:f, s:f, s:b}",
-                     "name", b->name, "display_name", b->display_name, "part", b->part,
-                     "memory", b->memory, "resources", "DSP", (json_int_t)b->resources.dsp,
-                     "BRAM18", (json_int_t)b->resources.bram18, "URAM", (json_int_t)b->resources.uram,
-                     "LUT", (json_int_t)b->resources.lut, "FF", (json_int_t)b->resources.ff,
-                     "bram_unit_in_file", b->bram_unit == CM_BRAM_UNIT_36K ? "BRAM36" : "BRAM18",
-                     "clock_mhz", b->clock_mhz, "bandwidth_gbps", b->bandwidth_gbps,
-                     "peak_bandwidth_gbps", b->peak_bandwidth_gbps,
-                     "reconfiguration_s", b->reconfiguration_s,
-                     "reconfiguration_estimated", b->reconfiguration_estimated);
-}
 
 static void print_row(const cm_board *b)
 {
@@ -46,25 +33,20 @@ int cm_cli_boards(int argc, char **argv)
         return usage;
     if (first_arg != argc)
         return cm_cli_usage_error("boards", "takes no arguments");
-    const bool json = format != CM_CLI_TEXT;
-    json_t *list = json_array();
-    if (!json)
-        printf("%-12s %-22s %6s %7s %5s %9s %9s %7s %8s %9s\n", "board", "part", "DSP", "BRAM18",
-               "URAM", "LUT", "FF", "MHz", "GB/s", "reconf ms");
+    cm_error err = {0};
+    if (format != CM_CLI_TEXT) {
+        json_t *list = NULL;
+        if (cm_board_list_json(&list, &err) != CM_OK)
+            return cm_cli_fail(&err);
+        return cm_cli_print_as(list, format);
+    }
+    printf("%-12s %-22s %6s %7s %5s %9s %9s %7s %8s %9s\n", "board", "part", "DSP", "BRAM18",
+           "URAM", "LUT", "FF", "MHz", "GB/s", "reconf ms");
     for (size_t i = 0; i < cm_board_builtin_count(); i++) {
         cm_board b;
-        cm_error err = {0};
-        if (cm_board_builtin_at(i, &b, &err) != CM_OK) {
-            json_decref(list);
+        if (cm_board_builtin_at(i, &b, &err) != CM_OK)
             return cm_cli_fail(&err);
-        }
-        if (json)
-            json_array_append_new(list, board_json(&b));
-        else
-            print_row(&b);
+        print_row(&b);
     }
-    if (json)
-        return cm_cli_print_as(json_pack("{s:o}", "boards", list), format);
-    json_decref(list);
     return CM_OK;
 }

@@ -10,7 +10,7 @@
 #include <cnnmap/map.h>
 
 #include "cli/cli.h"
-#include "design/design_json.h"
+#include "map/map_json.h"
 
 const char cm_cli_compare_usage[] =
     "usage: cnnmap compare MODEL --board BOARD [--objective latency|throughput] [--batch N]\n"
@@ -104,11 +104,6 @@ static int parse_args(int argc, char **argv, compare_args *a)
     return cm_cli_check_output("compare", "-o", a->output);
 }
 
-static const char *objective_name(cm_objective o)
-{
-    return o == CM_OBJECTIVE_LATENCY ? "latency" : "throughput";
-}
-
 /* ---- text ---- */
 
 static void print_row(const cm_map_result *r, int i)
@@ -139,7 +134,7 @@ static void print_row(const cm_map_result *r, int i)
 static void print_text(const cm_map_result *r)
 {
     printf("model      %s\nboard      %s\nobjective  %s, batch %d\n\n", r->model, r->board,
-           objective_name(r->objective), r->batch);
+           cm_map_objective_name(r->objective), r->batch);
     printf("  %-15s %-12s %-9s %12s %12s %7s %7s %9s %9s %10s %s\n", "architecture", "backend",
            "optimiser", "latency ms", "samples/s", "DSP", "BRAM18", "LUT", "FF", "bound ms",
            "optimal");
@@ -158,58 +153,6 @@ static void print_text(const cm_map_result *r)
                r->candidates[r->best].throughput_fps);
 }
 
-/* ---- JSON ---- */
-
-/* only the resources the architecture's model costs */
-static json_t *resources_json(const cm_map_candidate *c)
-{
-    if (c->has_memory && c->has_logic)
-        return cm_resources_json(&c->resources, true);
-    if (c->has_memory)
-        return json_pack("{s:I, s:I, s:I}", "DSP", (json_int_t)c->resources.dsp, "BRAM18",
-                         (json_int_t)c->resources.bram18, "URAM", (json_int_t)c->resources.uram);
-    return json_pack("{s:I}", "DSP", (json_int_t)c->resources.dsp);
-}
-
-static json_t *candidate_json(const cm_map_candidate *c)
-{
-    bool ok = true;
-    json_t *o = json_object();
-    cm_cli_json_put(o, "architecture", json_string(cm_architecture_name(c->architecture)), &ok);
-    cm_cli_json_put(o, "backend", json_string(c->backend), &ok);
-    cm_cli_json_put(o, "searched", json_boolean(c->searched), &ok);
-    cm_cli_json_put(o, "optimiser", c->searched ? json_string(c->optimiser) : json_null(), &ok);
-    cm_cli_json_put(o, "available", json_boolean(c->available), &ok);
-    cm_cli_json_put(o, "feasible", json_boolean(c->feasible), &ok);
-    cm_cli_json_put(o, "latency_s", c->feasible ? json_real(c->latency_s) : json_null(), &ok);
-    cm_cli_json_put(o, "throughput_fps", c->feasible ? json_real(c->throughput_fps) : json_null(),
-                    &ok);
-    cm_cli_json_put(o, "resources", c->feasible ? resources_json(c) : json_null(), &ok);
-    cm_cli_json_put(o, "optimal", json_boolean(c->optimal), &ok);
-    cm_cli_json_put(o, "lower_bound_s",
-                    c->has_lower_bound ? json_real(c->lower_bound_s) : json_null(), &ok);
-    cm_cli_json_put(o, "stopped_early", json_boolean(c->stopped_early), &ok);
-    cm_cli_json_put(o, "reason", c->reason[0] ? json_string(c->reason) : json_null(), &ok);
-    cm_cli_json_put(o, "time_s", json_real(c->time_s), &ok);
-    return cm_cli_json_finish(o, ok);
-}
-
-static json_t *result_json(const cm_map_result *r)
-{
-    bool ok = true;
-    json_t *o = json_object(), *cands = json_array();
-    cm_cli_json_put(o, "model", json_string(r->model), &ok);
-    cm_cli_json_put(o, "board", json_string(r->board), &ok);
-    cm_cli_json_put(o, "objective", json_string(objective_name(r->objective)), &ok);
-    cm_cli_json_put(o, "batch", json_integer(r->batch), &ok);
-    for (int i = 0; i < r->n_candidates; i++)
-        cm_cli_json_append(cands, candidate_json(&r->candidates[i]), &ok);
-    cm_cli_json_put(o, "candidates", cands, &ok);
-    cm_cli_json_put(o, "best", r->best >= 0 ? json_integer(r->best) : json_null(), &ok);
-    cm_cli_json_put(o, "time_s", json_real(r->time_s), &ok);
-    return cm_cli_json_finish(o, ok);
-}
-
 int cm_cli_compare(int argc, char **argv)
 {
     compare_args a;
@@ -219,24 +162,16 @@ int cm_cli_compare(int argc, char **argv)
     a.o.progress = !a.quiet && isatty(STDERR_FILENO);
     cm_error err = {0};
     cm_map_result r;
-    if (cm_map_model(a.model, a.board, &a.o, &r, &err) != CM_OK)
+    if (cm_map_compare(a.model, a.board, &a.o, a.output, &r, &err) != CM_OK)
         return cm_cli_fail(&err);
-    /* the file first: a failed write leaves stdout empty */
-    if (a.output && r.best >= 0 && cm_map_save(&r, r.best, a.output, &err) != CM_OK) {
-        cm_map_result_free(&r);
-        return cm_cli_fail(&err);
-    }
     if (a.json) {
-        rc = cm_cli_print_json(result_json(&r));
+        rc = cm_cli_print_json(cm_map_result_json(&r));
     } else {
         print_text(&r);
         rc = fflush(stdout) == 0 ? CM_OK : CM_EINTERNAL;
     }
-    if (rc == CM_OK && r.best < 0) {
-        fprintf(stderr, "cnnmap: %s: no architecture fits %s%s\n", a.model, r.board,
-                a.output ? " (no design written)" : "");
-        rc = CM_EINFEASIBLE;
-    }
+    if (rc == CM_OK && cm_map_no_fit(&r, a.model, a.output, &err) != CM_OK)
+        rc = cm_cli_fail(&err);
     cm_map_result_free(&r);
     return rc;
 }

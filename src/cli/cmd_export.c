@@ -5,17 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <cnnmap/design_io.h>
 #include <cnnmap/export.h>
 #include <cnnmap/hls.h>
-#include <cnnmap/latency.h>
-#include <cnnmap/map.h>
-#include <cnnmap/nn2fpga.h>
-#include <cnnmap/report_html.h>
 
 #include "cli/cli.h"
-#include "cli/latency_report.h"
-#include "cli/overlay_report.h"
 
 const char cm_cli_export_usage[] =
     "usage: cnnmap export DESIGN.json --format F -o PATH [--force] [--test-vectors N]\n\n"
@@ -43,6 +36,20 @@ const char cm_cli_export_usage[] =
     "               partitions, subgraphs or schedule as a timeline, the network graph\n"
     "Formats that do not apply to a design's architecture are refused (exit 2).\n"
     "The design must satisfy every constraint (see 'cnnmap evaluate').\n";
+
+/* What `--format hls` wrote, and how to check it. */
+static void print_hls_summary(const char *dir, const cm_hls_summary *s)
+{
+    printf("wrote %s: %d tasks, %d streams, %lld lines of C++ in %d files\n", dir, s->tasks,
+           s->streams, (long long)s->lines, s->files);
+    for (int i = 0; i < s->n_skips; i++)
+        printf("skip FIFO of %s (stream %s%s): %lld activations in %lld words (the design's: %lld)\n",
+               s->skips[i].name, s->skips[i].stream,
+               s->skips[i].reuse ? ", taps the first window buffer" : "",
+               (long long)s->skips[i].activations, (long long)s->skips[i].depth_words,
+               (long long)s->skips[i].design_activations);
+    printf("check it: make -C %s check\n", dir);
+}
 
 int cm_cli_export(int argc, char **argv)
 {
@@ -83,36 +90,12 @@ int cm_cli_export(int argc, char **argv)
         return cm_cli_usage_error("export", "--format and -o are required");
     const char *path = argv[optind];
     cm_error err = {0};
-    /* Each architecture has the formats that apply to it; a file that names no
-     * architecture goes to the streaming reader, whose messages say what is wrong. */
-    cm_architecture arch = CM_ARCH_STREAMING;
-    cm_design_file_architecture(path, &arch, &err);
-    if (arch == CM_ARCH_OVERLAY) /* before hls: no format but report-md applies */
-        return cm_cli_export_overlay(path, format, output);
-    if (arch == CM_ARCH_LATENCY_DRIVEN) /* formats of its own, hls refused */
-        return cm_cli_export_latency(path, format, output);
-    if (strcmp(format, "hls") == 0) /* a folder, not a file */
-        return cm_cli_export_hls(path, output, &hls);
-    rc = cm_cli_check_output("export", "-o", output);
-    if (rc != CM_OK)
-        return rc;
-    /* Before the format is parsed: an nn2FPGA design has formats of its own. */
-    if (arch == CM_ARCH_NN2FPGA)
-        return cm_cli_export_nn2fpga(path, format, output);
-    cm_export_format f;
-    if (cm_export_format_parse(format, &f, &err) != CM_OK)
-        return cm_cli_usage_error("export", "%s", err.message);
-    if (f == CM_EXPORT_REPORT_MD && arch == CM_ARCH_MULTI)
-        return cm_cli_multi_export_md(path, output);
-    if (f == CM_EXPORT_REPORT_HTML && arch == CM_ARCH_MULTI)
-        return cm_multi_export_report_html(path, output, &err) == CM_OK ? CM_OK : cm_cli_fail(&err);
-    cm_design *d = NULL;
-    cm_design_run run;
-    if (cm_design_load(path, &d, &run, &err) != CM_OK)
+    /* The library checks -o itself, after refusing a format that does not apply. */
+    bool folder = strcmp(format, "hls") == 0;
+    cm_hls_summary s;
+    if (cm_export_design_file(path, format, output, &hls, &s, &err) != CM_OK)
         return cm_cli_fail(&err);
-    rc = cm_cli_design_violations(d, &run, path);
-    if (rc == CM_OK && cm_export(d, f, output, &err) != CM_OK)
-        rc = cm_cli_fail(&err);
-    cm_design_free(d);
-    return rc;
+    if (folder)
+        print_hls_summary(output, &s);
+    return CM_OK;
 }

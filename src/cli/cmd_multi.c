@@ -11,8 +11,8 @@
 #include <cnnmap/multi.h>
 
 #include "cli/cli.h"
-#include "design/design_json.h"
-#include "util/atomic_file.h"
+#include "multi/multi_flow.h"
+#include "multi/multi_json.h"
 #include "util/progress.h"
 
 const char cm_cli_multi_usage[] =
@@ -58,55 +58,26 @@ static int usage(const char *fmt, const char *arg)
     return cm_cli_usage_error("multi", fmt, arg);
 }
 
-/* MODEL[:FPS]: the text after the last ':' is a frame rate unless it holds a '/'. */
-static int parse_model(const char *text, multi_args *a)
+/* A library step's mistake as the usage error, anything else as its one line. */
+static int fail(cm_status st, const cm_error *err)
 {
-    cm_multi_request *q = &a->q;
-    if (q->n_models == CM_MULTI_MAX_MODELS)
-        return usage("at most 16 models, not more ('%s')", text);
-    const char *colon = strrchr(text, ':');
-    size_t len = colon && !strchr(colon, '/') ? (size_t)(colon - text) : strlen(text);
-    double fps = 0.0;
-    if (len < strlen(text)) {
-        char *end;
-        fps = strtod(colon + 1, &end);
-        if (end == colon + 1 || *end || !(fps > 0) || !isfinite(fps))
-            return usage("--model expects MODEL[:FPS] with a positive frame rate, not '%s'", text);
-    }
-    if (len == 0)
-        return usage("--model expects MODEL[:FPS], not '%s'", text);
-    if (!(q->model[q->n_models] = strndup(text, len)))
-        return CM_EINTERNAL;
-    q->fps[q->n_models++] = fps;
-    return CM_OK;
-}
-
-static int parse_choice(int c, const char *arg, multi_args *a)
-{
-    cm_multi_options *o = &a->q.options;
-    if (c == 'O' && (!strcmp(arg, "fps") || !strcmp(arg, "throughput"))) {
-        o->objective = arg[0] == 'f' ? CM_MULTI_FPS : CM_MULTI_THROUGHPUT;
+    if (st == CM_OK)
         return CM_OK;
-    }
-    if (c == 'S' && (!strcmp(arg, "list") || !strcmp(arg, "ilp"))) {
-        o->scheduler = arg[0] == 'l' ? CM_MULTI_LIST : CM_MULTI_ILP;
-        return CM_OK;
-    }
-    return usage(c == 'O' ? "--objective is fps or throughput, not '%s'"
-                          : "--scheduler is list or ilp, not '%s'", arg);
+    return st == CM_EUSAGE ? cm_cli_usage_error("multi", "%s", err->message) : cm_cli_fail(err);
 }
 
 static int parse_option(int c, const char *arg, multi_args *a)
 {
+    cm_error err = {0};
     switch (c) {
     case 'b':
-        free(a->q.board);
-        return (a->q.board = strdup(arg)) ? CM_OK : CM_EINTERNAL;
+        return fail(cm_multi_request_set_board(&a->q, arg, &err), &err);
     case 'm':
-        return parse_model(arg, a);
+        return fail(cm_multi_request_add_model(&a->q, arg, &err), &err);
     case 'O':
+        return fail(cm_multi_parse_objective(arg, &a->q.options.objective, &err), &err);
     case 'S':
-        return parse_choice(c, arg, a);
+        return fail(cm_multi_parse_scheduler(arg, &a->q.options.scheduler, &err), &err);
     case 'w':
         return cm_cli_parse_double("multi", "--bandwidth", arg, 1e-6, 1e6,
                                    &a->q.options.bandwidth_gbps);
@@ -145,68 +116,11 @@ static int parse_args(int argc, char **argv, multi_args *a)
     }
     if (optind != argc)
         return usage("takes no positional arguments ('%s'); use --model", argv[optind]);
-    if (!a->q.board)
-        return cm_cli_usage_error("multi", "--board is required");
-    if (a->q.n_models < 2)
-        return cm_cli_usage_error("multi", "needs at least two --model options, not %d",
-                                  a->q.n_models);
-    return CM_OK;
+    cm_error err = {0};
+    return fail(cm_multi_request_check(&a->q, &err), &err);
 }
 
 /* ---- output ---- */
-
-static json_t *models_json(const cm_multi_result *r, bool baseline)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < r->n_models; i++) {
-        const cm_multi_model *m = &r->models[i];
-        if (baseline) {
-            json_array_append_new(a, json_pack("{s:s, s:f, s:f}", "model", m->name, "fps",
-                                               m->baseline_fps, "gops", m->baseline_gops));
-            continue;
-        }
-        json_array_append_new(
-            a, json_pack("{s:s, s:f, s:f, s:f, s:o}", "model", m->name, "target_fps",
-                         m->target_fps, "fps", m->fps, "gops", m->gops, "resources",
-                         cm_resources_json(&m->front[m->engine].resources, false)));
-    }
-    return a;
-}
-
-/* The keys of a search the time limit cut short; a finished search prints only the
- * keys of cli.md (scripts compare the key set). */
-static void put_stopped(json_t *o, const cm_multi_result *r)
-{
-    if (!o || !r->stopped_early)
-        return;
-    char text[160];
-    snprintf(text, sizeof text, "the time limit of %g s or a search's work budget stopped the "
-             "exploration; this is the best design found by then", r->time_limit_s);
-    json_object_set_new(o, "time_limit_s", json_real(r->time_limit_s));
-    json_object_set_new(o, "stopped_early", json_true());
-    json_object_set_new(o, "warnings", json_pack("[s]", text));
-}
-
-static json_t *result_json(const cm_multi_result *r, double time_s)
-{
-    json_t *sched = json_array();
-    for (int k = 0; k < r->schedule.n_tasks; k++) {
-        const cm_multi_task *t = &r->schedule.tasks[k];
-        json_array_append_new(sched, json_pack("{s:s, s:i, s:f, s:f, s:i}", "model",
-                                               r->models[t->model].name, "subgraph", t->subgraph,
-                                               "start_s", t->start_s, "slowdown", t->slowdown,
-                                               "slots", t->slots));
-    }
-    json_t *base = json_pack("{s:f, s:o}", "objective_value", r->baseline_objective_value,
-                             "models", models_json(r, true));
-    json_t *o = json_pack("{s:s, s:s, s:f, s:f, s:o, s:o, s:o, s:f}", "board", r->board,
-                          "objective", cm_multi_objective_name(r->objective), "objective_value",
-                          r->objective_value, "bandwidth_gbps", r->bandwidth_gbps, "models",
-                          models_json(r, false), "baseline", base, "schedule", sched, "time_s",
-                          time_s);
-    put_stopped(o, r);
-    return o;
-}
 
 static void print_models(const cm_multi_result *r)
 {
@@ -259,25 +173,13 @@ static void print_table(const cm_multi_result *r, double time_s)
     print_schedule(r);
 }
 
-static int write_text(const char *path, char *text)
-{
-    cm_error err = {0};
-    cm_status st = text ? cm_write_file_atomic(path, text, strlen(text), &err) : cm_error_nomem(&err);
-    free(text);
-    return st == CM_OK ? CM_OK : cm_cli_fail(&err);
-}
-
 static int report(const multi_args *a, const cm_multi_result *r, double time_s)
 {
-    int rc = CM_OK;
-    if (a->out)
-        rc = write_text(a->out, cm_multi_design_json_inputs(r, &a->q));
-    if (rc == CM_OK && a->report)
-        rc = write_text(a->report, cm_multi_report_md(r));
-    if (rc != CM_OK)
-        return rc;
+    cm_error err = {0};
+    if (cm_multi_save_outputs(r, &a->q, a->out, a->report, &err) != CM_OK)
+        return cm_cli_fail(&err);
     if (a->format != CM_CLI_TEXT)
-        return cm_cli_print_as(result_json(r, time_s), a->format);
+        return cm_cli_print_as(cm_multi_result_json(r, time_s), a->format);
     print_table(r, time_s);
     return fflush(stdout) == 0 ? CM_OK : CM_EINTERNAL;
 }
@@ -293,12 +195,7 @@ int cm_cli_multi(int argc, char **argv)
         cm_multi_result *r = NULL;
         double t0 = cm_seconds_now();
         cm_status st = cm_multi_map_request(&a.q, &r, &err);
-        if (st == CM_EUSAGE)
-            rc = cm_cli_usage_error("multi", "%s", err.message);
-        else if (st != CM_OK)
-            rc = cm_cli_fail(&err);
-        else
-            rc = report(&a, r, cm_seconds_now() - t0);
+        rc = st != CM_OK ? fail(st, &err) : report(&a, r, cm_seconds_now() - t0);
         cm_multi_result_free(r);
     }
     cm_multi_request_free(&a.q);
@@ -318,10 +215,4 @@ int cm_cli_multi_evaluate(const char *design_path, cm_cli_format format)
     int rc = report(&a, r, cm_seconds_now() - t0);
     cm_multi_result_free(r);
     return rc;
-}
-
-int cm_cli_multi_export_md(const char *design_path, const char *out)
-{
-    cm_error err = {0};
-    return cm_multi_export_report_md(design_path, out, &err) == CM_OK ? CM_OK : cm_cli_fail(&err);
 }

@@ -2,19 +2,16 @@
  * optimiser on it, prints the figures and writes the design file. */
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <cnnmap/design_io.h>
-#include <cnnmap/model.h>
 #include <cnnmap/optimise.h>
 
 #include "cli/cli.h"
-#include "util/path.h"
-#include "util/progress.h"
+#include "optimise/optimise_job.h"
 
 const char cm_cli_optimise_usage[] =
     "usage: cnnmap optimise MODEL --board BOARD [--backend B] [--objective latency|throughput]\n"
@@ -61,12 +58,10 @@ const char cm_cli_optimise_usage[] =
     "  -o FILE              writes the nn2FPGA design file (for evaluate and export)\n";
 
 typedef struct optimise_args {
-    const char *model, *board, *output;
-    cm_design_options design;
-    cm_optimise_options search;
+    const char *output;
+    cm_optimise_job job;
     cm_cli_format format;
     bool quiet, sdf;
-    double target_fps;
 } optimise_args;
 
 enum { OPT_BOARD = 256, OPT_BACKEND, OPT_OBJECTIVE, OPT_BATCH, OPT_OPTIMISER, OPT_NO_RECONF,
@@ -82,51 +77,47 @@ static int parse_option(int c, const char *arg, void *ctx)
     long v;
     int rc = CM_OK;
     switch (c) {
-    case OPT_BOARD: a->board = arg; break;
+    case OPT_BOARD: a->job.board = arg; break;
     case 'o': a->output = arg; break;
     case OPT_BACKEND:
-        if (cm_backend_parse(arg, &a->design.backend, &err) != CM_OK)
+        if (cm_backend_parse(arg, &a->job.design.backend, &err) != CM_OK)
             return cm_cli_usage_error(cmd, "%s", err.message);
         break;
     case OPT_OBJECTIVE:
-        if (strcmp(arg, "latency") == 0)
-            a->design.objective = CM_OBJECTIVE_LATENCY;
-        else if (strcmp(arg, "throughput") == 0)
-            a->design.objective = CM_OBJECTIVE_THROUGHPUT;
-        else
-            return cm_cli_usage_error(cmd, "unknown objective '%s' (latency or throughput)", arg);
+        if (cm_objective_parse(arg, &a->job.design.objective, &err) != CM_OK)
+            return cm_cli_usage_error(cmd, "%s", err.message);
         break;
     case OPT_BATCH:
         rc = cm_cli_parse_long(cmd, "--batch", arg, 1, 1L << 20, &v);
-        a->design.batch = (int)v;
+        a->job.design.batch = (int)v;
         break;
     case OPT_OPTIMISER:
-        if (cm_optimiser_parse(arg, &a->search.optimiser, &err) != CM_OK)
+        if (cm_optimiser_parse(arg, &a->job.search.optimiser, &err) != CM_OK)
             return cm_cli_usage_error(cmd, "%s", err.message);
         break;
     case OPT_MAX_UTIL:
-        rc = cm_cli_parse_double(cmd, "--max-util", arg, CM_UTIL_MIN, 1.0, &a->design.max_util.dsp);
-        cm_util_caps_set_all(&a->design.max_util, a->design.max_util.dsp);
+        rc = cm_cli_parse_double(cmd, "--max-util", arg, CM_UTIL_MIN, 1.0, &a->job.design.max_util.dsp);
+        cm_util_caps_set_all(&a->job.design.max_util, a->job.design.max_util.dsp);
         break;
     case OPT_TARGET_FPS:
-        rc = cm_cli_parse_double(cmd, "--target-fps", arg, 1e-6, 1e12, &a->target_fps);
+        rc = cm_cli_parse_double(cmd, "--target-fps", arg, 1e-6, 1e12, &a->job.target_fps);
         break;
-    case OPT_NO_RECONF: a->design.reconfiguration = false; break;
-    case OPT_NO_WR: a->design.weights_reloading = false; break;
+    case OPT_NO_RECONF: a->job.design.reconfiguration = false; break;
+    case OPT_NO_WR: a->job.design.weights_reloading = false; break;
     case OPT_SDF: a->sdf = true; break;
     case OPT_SEED:
         rc = cm_cli_parse_long(cmd, "--seed", arg, 0, LONG_MAX, &v);
-        a->search.seed = (uint64_t)v;
+        a->job.search.seed = (uint64_t)v;
         break;
     case OPT_TIME:
-        rc = cm_cli_parse_double(cmd, "--time-limit", arg, 0.001, 1e7, &a->search.time_limit_s);
+        rc = cm_cli_parse_double(cmd, "--time-limit", arg, 0.001, 1e7, &a->job.search.time_limit_s);
         break;
     case OPT_CLOCK:
-        rc = cm_cli_parse_double(cmd, "--clock", arg, 1.0, 2000.0, &a->design.clock_mhz);
+        rc = cm_cli_parse_double(cmd, "--clock", arg, 1.0, 2000.0, &a->job.design.clock_mhz);
         break;
     case OPT_BITS:
         rc = cm_cli_parse_long(cmd, "--bits", arg, 1, 32, &v);
-        a->design.default_weight_bits = a->design.default_act_bits = (int)v;
+        a->job.design.default_weight_bits = a->job.design.default_act_bits = (int)v;
         break;
     case OPT_JSON:
     case OPT_CSV: return cm_cli_set_format(cmd, c == OPT_CSV ? CM_CLI_CSV : CM_CLI_JSON, &a->format);
@@ -159,44 +150,16 @@ static int parse_args(int argc, char **argv, optimise_args *a)
         {"target-fps", required_argument, NULL, OPT_TARGET_FPS},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
-    cm_design_options_init(&a->design);
-    a->search.optimiser = CM_OPTIMISER_RULE;
-    a->search.seed = 1;
+    cm_optimise_job_init(&a->job);
     int rc = cm_cli_parse_options(argc, argv, "optimise", options, parse_option, a);
     if (rc != CM_OK)
         return rc;
     if (optind != argc - 1)
         return cm_cli_usage_error("optimise", optind >= argc ? "no MODEL given" : "more than one MODEL given");
-    if (!a->board)
+    if (!a->job.board)
         return cm_cli_usage_error("optimise", "--board is required");
-    a->model = argv[optind];
+    a->job.model = argv[optind];
     return cm_cli_check_output("optimise", "-o", a->output);
-}
-
-static cm_status build(const optimise_args *a, cm_design **d, cm_error *err)
-{
-    cm_board board;
-    cm_status st = cm_board_resolve(a->board, &board, err);
-    if (st != CM_OK)
-        return st;
-    cm_graph *g = NULL;
-    st = cm_model_load(a->model, &g, err);
-    if (st != CM_OK)
-        return st;
-    st = cm_design_create(g, &board, &a->design, d, err);
-    if (st != CM_OK) {
-        cm_graph_free(g);
-        cm_error_prefix(err, a->model);
-        return st;
-    }
-    bool builtin = cm_board_builtin(a->board, &board, NULL) == CM_OK;
-    char *model_abs = cm_path_absolute(a->model);
-    char *board_abs = builtin ? NULL : cm_path_absolute(a->board);
-    st = cm_design_set_sources(*d, model_abs ? model_abs : a->model,
-                               builtin ? board.name : (board_abs ? board_abs : a->board), err);
-    free(model_abs);
-    free(board_abs);
-    return st;
 }
 
 /* nn2FPGA is not a SAMO streaming backend (its own accelerator model and integer
@@ -216,31 +179,17 @@ int cm_cli_optimise(int argc, char **argv)
 {
     if (wants_nn2fpga(argc, argv))
         return cm_cli_optimise_nn2fpga(argc, argv);
-    double start = cm_seconds_now();
     optimise_args a;
-    int rc = parse_args(argc, argv, &a);
+    int rc = parse_args(argc, argv, &a); /* the job's clock starts here */
     if (rc != CM_OK)
         return rc;
     cm_error err = {0};
     cm_design *d = NULL;
-    if (a.target_fps > 0) /* the latency-driven flow would trade resources for latency */
-        a.design.weights_reloading = false;
-    cm_status st = build(&a, &d, &err);
-    /* --time-limit covers the whole command: loading the model counts too */
-    if (a.search.time_limit_s > 0)
-        a.search.time_limit_s = fmax(a.search.time_limit_s - (cm_seconds_now() - start), 0.001);
-    cm_design_run run = {.optimiser = a.search.optimiser, .seed = a.search.seed,
-                         .time_limit_s = a.search.time_limit_s};
-    a.search.progress = !a.quiet && isatty(STDERR_FILENO);
-    if (st == CM_OK && a.target_fps > 0)
-        st = cm_optimise_target_fps(d, &a.search, a.target_fps, &run.result, &err);
-    else if (st == CM_OK)
-        st = cm_optimise(d, &a.search, &run.result, &err);
-    if (st != CM_OK) {
-        cm_design_free(d);
+    cm_design_run run;
+    a.job.search.progress = !a.quiet && isatty(STDERR_FILENO);
+    if (cm_optimise_job_run(&a.job, &d, &run, &err) != CM_OK)
         return cm_cli_fail(&err);
-    }
-    rc = cm_cli_report_design(d, &run, a.format, a.sdf, a.model, a.output);
+    rc = cm_cli_report_design(d, &run, a.format, a.sdf, a.job.model, a.output);
     cm_design_free(d);
     return rc;
 }

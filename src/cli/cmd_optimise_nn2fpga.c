@@ -12,6 +12,8 @@
 
 #include "cli/cli.h"
 #include "cli/nn2fpga_report.h"
+#include "nn2fpga/n2_options.h"
+#include "optimise/optimise_job.h"
 
 static const char usage[] =
     "usage: cnnmap optimise MODEL --board BOARD --backend nn2fpga [--optimiser bip|exact|none]\n"
@@ -57,21 +59,19 @@ static const char cmd[] = "optimise";
 
 static int parse_optimiser(const char *arg, n2_args *a)
 {
-    static const cm_nn2fpga_solver solvers[] = {CM_NN2FPGA_BIP, CM_NN2FPGA_EXACT, CM_NN2FPGA_NONE};
-    for (int i = 0; i < 3; i++)
-        if (strcmp(arg, cm_nn2fpga_solver_name(solvers[i])) == 0) {
-            a->o.solver = solvers[i];
-            return CM_OK;
-        }
-    return cm_cli_usage_error(cmd, "the nn2fpga backend takes --optimiser bip, exact or none, not '%s'",
-                              arg);
+    cm_error err = {0};
+    if (cm_nn2fpga_solver_parse(arg, &a->o.solver, &err) != CM_OK)
+        return cm_cli_usage_error(cmd, "%s", err.message);
+    return CM_OK;
 }
 
 static int parse_objective(const char *arg, n2_args *a)
 {
-    if (strcmp(arg, "throughput") != 0 && strcmp(arg, "latency") != 0)
-        return cm_cli_usage_error(cmd, "unknown objective '%s' (latency or throughput)", arg);
-    a->latency = strcmp(arg, "latency") == 0;
+    cm_error err = {0};
+    cm_objective objective;
+    if (cm_objective_parse(arg, &objective, &err) != CM_OK)
+        return cm_cli_usage_error(cmd, "%s", err.message);
+    a->latency = objective == CM_OBJECTIVE_LATENCY;
     return CM_OK;
 }
 
@@ -142,7 +142,7 @@ static int parse_args(int argc, char **argv, n2_args *a)
         return cm_cli_usage_error(cmd, "--board is required");
     a->model = argv[optind];
     if (a->o.batch == 0)
-        a->o.batch = a->latency ? 1 : 256;
+        a->o.batch = cm_nn2fpga_default_batch(a->latency);
     return cm_cli_check_output(cmd, "-o", a->output);
 }
 

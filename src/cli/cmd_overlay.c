@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/overlay_report.h"
+#include "overlay/ov_flow.h"
 
 const char cm_cli_overlay_usage[] =
     "usage: cnnmap overlay MODEL --board BOARD [--dsp-limit N] [--algorithms LIST]\n"
@@ -63,14 +64,6 @@ static int parse_dsp_limit(const char *text, int64_t *out)
     return CM_OK;
 }
 
-static int parse_array(const char *text, int array[2])
-{
-    char tail;
-    if (sscanf(text, "%dx%d%c", &array[0], &array[1], &tail) != 2 || array[0] < 1 || array[1] < 1)
-        return cm_cli_usage_error("overlay", "--array expects P1xP2, e.g. 92x66, not '%s'", text);
-    return CM_OK;
-}
-
 static int parse_option(int c, const char *arg, overlay_args *a)
 {
     cm_error err = {0};
@@ -85,7 +78,9 @@ static int parse_option(int c, const char *arg, overlay_args *a)
             return cm_cli_usage_error("overlay", "%s", err.message);
         return CM_OK;
     case 'r':
-        return parse_array(arg, a->opt.array);
+        if (cm_overlay_parse_array(arg, a->opt.array, &err) != CM_OK)
+            return cm_cli_usage_error("overlay", "%s", err.message);
+        return CM_OK;
     case 't':
         return cm_cli_parse_double("overlay", "--time-limit", arg, 1e-3, 1e6,
                                    &a->opt.time_limit_s);

@@ -9,6 +9,7 @@
 #include <cnnmap/run.h>
 
 #include "cli/cli.h"
+#include "run/run_report.h"
 #include "util/progress.h"
 
 const char cm_cli_run_usage[] =
@@ -26,10 +27,9 @@ const char cm_cli_run_usage[] =
     "  --json          print {model, input_shape, output_shape, time_s, output_sha256}\n"
     "  --quiet         no progress bar\n";
 
+/* The job's strings (model, inputs, output), and the flags that only the CLI has. */
 typedef struct run_args {
-    const char *model, *out, *output_name;
-    const char *inputs[64];
-    int n_inputs;
+    cm_run_job job;
     bool json, quiet;
 } run_args;
 
@@ -45,12 +45,12 @@ static int parse(int argc, char **argv, run_args *a)
     while ((c = getopt_long(argc, argv, ":o:", options, NULL)) != -1) {
         switch (c) {
         case 'i':
-            if (a->n_inputs == 64)
+            if (a->job.n_inputs == CM_RUN_MAX_INPUTS)
                 return cm_cli_usage_error("run", "at most 64 inputs");
-            a->inputs[a->n_inputs++] = optarg;
+            a->job.inputs[a->job.n_inputs++] = optarg;
             break;
-        case 'n': a->output_name = optarg; break;
-        case 'o': a->out = optarg; break;
+        case 'n': a->job.output_name = optarg; break;
+        case 'o': a->job.out = optarg; break;
         case 'j': a->json = true; break;
         case 'q': a->quiet = true; break;
         case ':': return cm_cli_usage_error("run", "'%s' needs a value", argv[optind - 1]);
@@ -60,12 +60,12 @@ static int parse(int argc, char **argv, run_args *a)
     if (optind != argc - 1)
         return cm_cli_usage_error("run", optind >= argc ? "a model file is required"
                                                          : "one model file, not several");
-    a->model = argv[optind];
-    if (a->n_inputs == 0)
+    a->job.model = argv[optind];
+    if (a->job.n_inputs == 0)
         return cm_cli_usage_error("run", "--input is required");
-    if (!a->out && !a->json)
+    if (!a->job.out && !a->json)
         return cm_cli_usage_error("run", "-o is required (or --json to print only the digest)");
-    if (a->out && !*a->out)
+    if (a->job.out && !*a->job.out)
         return cm_cli_usage_error("run", "-o needs a file name");
     return CM_OK;
 }
@@ -77,14 +77,6 @@ static void show_progress(void *user, int64_t done, int64_t frames)
     cm_progress_update(user, (double)done / (double)frames, detail);
 }
 
-static json_t *dims_json(const cm_array *a)
-{
-    json_t *j = json_array();
-    for (int k = 0; k < a->rank; k++)
-        json_array_append_new(j, json_integer(a->dims[k]));
-    return j;
-}
-
 static void print_dims(const cm_array *a)
 {
     printf("[");
@@ -93,24 +85,20 @@ static void print_dims(const cm_array *a)
     printf("]");
 }
 
-static int report(const run_args *a, const cm_array *x, const cm_array *y, double seconds)
+static int report(const run_args *a)
 {
-    char digest[65];
-    cm_error err = {0};
-    if (cm_array_sha256(y, digest, &err) != CM_OK)
-        return cm_cli_fail(&err);
+    const cm_run_job *j = &a->job;
     if (a->json)
-        return cm_cli_print_json(json_pack("{s:s, s:o, s:o, s:s, s:f, s:s}", "model", a->model,
-                                           "input_shape", dims_json(x), "output_shape",
-                                           dims_json(y), "output_dtype", cm_dtype_name(y->dtype),
-                                           "time_s", seconds, "output_sha256", digest));
+        return cm_cli_print_json(cm_run_job_json(j));
+    const cm_array *x = j->x[0], *y = j->y;
     int64_t frames = x->rank ? x->dims[0] : 1;
-    printf("model    %s\ninput    ", a->model);
+    printf("model    %s\ninput    ", j->model);
     print_dims(x);
     printf(" %s\noutput   ", cm_dtype_name(x->dtype));
     print_dims(y);
     printf(" %s -> %s\ntime     %.3f s (%.3f ms per frame)\nsha256   %s\n",
-           cm_dtype_name(y->dtype), a->out, seconds, 1e3 * seconds / (double)frames, digest);
+           cm_dtype_name(y->dtype), j->out, j->seconds, 1e3 * j->seconds / (double)frames,
+           j->digest);
     return CM_OK;
 }
 
@@ -125,29 +113,14 @@ int cm_cli_run(int argc, char **argv)
     mallopt(M_MMAP_THRESHOLD, 1 << 30);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     cm_error err = {0};
-    cm_runner *r = NULL;
-    cm_array *x[64] = {0}, *y = NULL;
-    cm_status st = cm_runner_load(a.model, &r, &err);
-    for (int k = 0; k < a.n_inputs && st == CM_OK; k++)
-        st = cm_array_load_npy(a.inputs[k], &x[k], &err);
-    double start = cm_seconds_now();
+    cm_status st = cm_run_job_load(&a.job, &err);
     if (st == CM_OK) {
         cm_progress bar;
         cm_progress_init(&bar, !a.quiet && isatty(STDERR_FILENO), "run");
-        st = cm_runner_run_batch(r, (const cm_array *const *)x, a.n_inputs, a.output_name, &y,
-                                 show_progress, &bar, &err);
+        st = cm_run_job_execute(&a.job, show_progress, &bar, &err);
         cm_progress_done(&bar);
-        /* Shape and type mismatches are the input file's fault: name it. */
-        if (st == CM_EINPUT && strncmp(err.message, a.model, strlen(a.model)) != 0)
-            cm_error_prefix(&err, a.inputs[0]);
     }
-    double seconds = cm_seconds_now() - start;
-    if (st == CM_OK && a.out)
-        st = cm_array_save_npy(a.out, y, &err);
-    rc = st == CM_OK ? report(&a, x[0], y, seconds) : cm_cli_fail(&err);
-    cm_array_free(y);
-    for (int k = 0; k < a.n_inputs; k++)
-        cm_array_free(x[k]);
-    cm_runner_free(r);
+    rc = st == CM_OK ? report(&a) : cm_cli_fail(&err);
+    cm_run_job_free(&a.job);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include <cnnmap/simulate.h>
 
 #include "cli/cli.h"
+#include "sim/sim_json.h"
 
 const char cm_cli_simulate_usage[] =
     "usage: cnnmap simulate DESIGN.json [--frames N] [--fifo-depths design|auto]\n"
@@ -100,28 +101,13 @@ static int parse_args(int argc, char **argv, simulate_args *a)
     return cm_cli_check_output("simulate", "-o", a->output);
 }
 
-static const char *fifo_name(cm_sim_fifo_mode m)
-{
-    return m == CM_SIM_FIFO_AUTO ? "auto" : "design";
-}
-
-/* simulated / analytic - 1; false when either is 0: the cost model has no such figure,
- * or the run did not measure it (one frame has no interval) */
-static bool relative(int64_t simulated, int64_t analytic, double *out)
-{
-    if (analytic == 0 || simulated == 0)
-        return false;
-    *out = (double)simulated / (double)analytic - 1.0;
-    return true;
-}
-
 /* ---- text ---- */
 
 /* "+1.23%", or "-" without an analytic figure */
 static const char *diff_text(char *buf, size_t n, int64_t simulated, int64_t analytic)
 {
     double d;
-    if (!relative(simulated, analytic, &d))
+    if (!cm_sim_relative(simulated, analytic, &d))
         snprintf(buf, n, "-");
     else
         snprintf(buf, n, "%+.2f%%", d * 100.0);
@@ -155,7 +141,7 @@ static void print_summary(const char *design, const cm_sim_result *r)
     printf("design        %s\n", design);
     printf("architecture  %s, clock %.1f MHz\n", cm_architecture_name(r->architecture),
            r->clock_mhz);
-    printf("frames        %d, FIFO depths: %s\n", r->frames, fifo_name(r->fifo));
+    printf("frames        %d, FIFO depths: %s\n", r->frames, cm_sim_fifo_name(r->fifo));
     print_figure("latency", r->simulated.latency_cycles, r->analytic.latency_cycles, r->clock_mhz);
     print_figure("interval", r->simulated.interval_cycles, r->analytic.interval_cycles,
                  r->clock_mhz);
@@ -218,123 +204,6 @@ static void print_text(const char *design, const cm_sim_result *r)
     print_streams(r);
 }
 
-/* ---- JSON ---- */
-
-static json_t *seconds_json(int64_t cycles, double clock_mhz)
-{
-    return clock_mhz > 0 ? json_real((double)cycles / (clock_mhz * 1e6)) : json_null();
-}
-
-static json_t *figures_json(const cm_sim_figures *f, double clock_mhz)
-{
-    bool ok = true;
-    json_t *o = json_object();
-    cm_cli_json_put(o, "latency_cycles", json_integer(f->latency_cycles), &ok);
-    cm_cli_json_put(o, "interval_cycles", json_integer(f->interval_cycles), &ok);
-    cm_cli_json_put(o, "latency_s", seconds_json(f->latency_cycles, clock_mhz), &ok);
-    cm_cli_json_put(o, "interval_s", seconds_json(f->interval_cycles, clock_mhz), &ok);
-    return cm_cli_json_finish(o, ok);
-}
-
-static json_t *relative_json(int64_t simulated, int64_t analytic)
-{
-    double d;
-    return relative(simulated, analytic, &d) ? json_real(d) : json_null();
-}
-
-static json_t *difference_json(const cm_sim_figures *s, const cm_sim_figures *a)
-{
-    bool ok = true;
-    json_t *o = json_object();
-    cm_cli_json_put(o, "latency", relative_json(s->latency_cycles, a->latency_cycles), &ok);
-    cm_cli_json_put(o, "interval", relative_json(s->interval_cycles, a->interval_cycles), &ok);
-    return cm_cli_json_finish(o, ok);
-}
-
-static json_t *partition_json(const cm_sim_partition *p, double clock_mhz)
-{
-    bool ok = true;
-    json_t *o = json_object();
-    cm_cli_json_put(o, "label", json_string(p->label), &ok);
-    cm_cli_json_put(o, "frames", json_integer(p->frames), &ok);
-    cm_cli_json_put(o, "before_cycles", json_integer(p->before_cycles), &ok);
-    cm_cli_json_put(o, "simulated", figures_json(&p->simulated, clock_mhz), &ok);
-    cm_cli_json_put(o, "analytic", figures_json(&p->analytic, clock_mhz), &ok);
-    return cm_cli_json_finish(o, ok);
-}
-
-static json_t *task_json(const cm_sim_task *t)
-{
-    bool ok = true;
-    json_t *o = json_object();
-    cm_cli_json_put(o, "name", json_string(t->name), &ok);
-    cm_cli_json_put(o, "kind", json_string(t->kind), &ok);
-    cm_cli_json_put(o, "partition", json_integer(t->partition), &ok);
-    cm_cli_json_put(o, "iterations", json_integer(t->iterations), &ok);
-    cm_cli_json_put(o, "busy", json_real(t->busy), &ok);
-    cm_cli_json_put(o, "starved_cycles", json_integer(t->starved_cycles), &ok);
-    cm_cli_json_put(o, "blocked_cycles", json_integer(t->blocked_cycles), &ok);
-    cm_cli_json_put(o, "stalled_by", t->stalled_by ? json_string(t->stalled_by) : json_null(), &ok);
-    cm_cli_json_put(o, "simulated_cycles", json_integer(t->simulated_cycles), &ok);
-    cm_cli_json_put(o, "analytic_cycles", json_integer(t->analytic_cycles), &ok);
-    return cm_cli_json_finish(o, ok);
-}
-
-static json_t *stream_json(const cm_sim_stream *s)
-{
-    bool ok = true;
-    json_t *o = json_object();
-    cm_cli_json_put(o, "name", json_string(s->name), &ok);
-    cm_cli_json_put(o, "partition", json_integer(s->partition), &ok);
-    cm_cli_json_put(o, "depth", json_integer(s->depth), &ok);
-    cm_cli_json_put(o, "design_depth", json_integer(s->design_depth), &ok);
-    cm_cli_json_put(o, "max_occupancy", json_integer(s->max_occupancy), &ok);
-    return cm_cli_json_finish(o, ok);
-}
-
-/* the partitions, tasks and streams arrays into o */
-static void put_tables(json_t *o, const cm_sim_result *r, bool *ok)
-{
-    json_t *parts = json_array(), *tasks = json_array(), *streams = json_array();
-    for (int i = 0; i < r->n_partitions; i++)
-        cm_cli_json_append(parts, partition_json(&r->partitions[i], r->clock_mhz), ok);
-    for (int i = 0; i < r->n_tasks; i++)
-        cm_cli_json_append(tasks, task_json(&r->tasks[i]), ok);
-    for (int i = 0; i < r->n_streams; i++)
-        cm_cli_json_append(streams, stream_json(&r->streams[i]), ok);
-    cm_cli_json_put(o, "partitions", parts, ok);
-    cm_cli_json_put(o, "tasks", tasks, ok);
-    cm_cli_json_put(o, "streams", streams, ok);
-}
-
-static json_t *result_json(const cm_sim_result *r)
-{
-    bool ok = true;
-    json_t *o = json_object();
-    cm_cli_json_put(o, "architecture", json_string(cm_architecture_name(r->architecture)), &ok);
-    cm_cli_json_put(o, "clock_mhz", json_real(r->clock_mhz), &ok);
-    cm_cli_json_put(o, "frames", json_integer(r->frames), &ok);
-    cm_cli_json_put(o, "fifo_depths", json_string(fifo_name(r->fifo)), &ok);
-    cm_cli_json_put(o, "simulated", figures_json(&r->simulated, r->clock_mhz), &ok);
-    cm_cli_json_put(o, "analytic", figures_json(&r->analytic, r->clock_mhz), &ok);
-    cm_cli_json_put(o, "difference", difference_json(&r->simulated, &r->analytic), &ok);
-    cm_cli_json_put(o, "deadlock", json_boolean(r->deadlock), &ok);
-    if (r->deadlock)
-        cm_cli_json_put(o, "deadlock_cycle", json_string(r->deadlock_cycle), &ok);
-    put_tables(o, r, &ok);
-    cm_cli_json_put(o, "iterations", json_integer((json_int_t)r->iterations), &ok);
-    cm_cli_json_put(o, "cycles", json_integer(r->cycles), &ok);
-    cm_cli_json_put(o, "time_s", json_real(r->time_s), &ok);
-    /* only a cut run adds keys: a finished one prints the key set of cli.md */
-    if (r->stopped_early) {
-        cm_cli_json_put(o, "stopped_early", json_true(), &ok);
-        cm_cli_json_put(o, "partial", json_boolean(r->partial), &ok);
-        cm_cli_json_put(o, "time_limit_s", json_real(r->time_limit_s), &ok);
-        cm_cli_json_put(o, "warnings", json_pack("[s]", r->warning), &ok);
-    }
-    return cm_cli_json_finish(o, ok);
-}
-
 int cm_cli_simulate(int argc, char **argv)
 {
     simulate_args a;
@@ -344,21 +213,17 @@ int cm_cli_simulate(int argc, char **argv)
     a.o.progress = !a.quiet && isatty(STDERR_FILENO);
     cm_error err = {0};
     cm_sim_result r;
-    if (cm_simulate(a.design, &a.o, &r, &err) != CM_OK)
+    /* the file first: a failed write leaves stdout empty */
+    if (cm_sim_design_file(a.design, &a.o, a.output, &r, &err) != CM_OK)
         return cm_cli_fail(&err);
-    /* the file first: a failed write leaves stdout empty; a deadlocked or partial run
-     * sized nothing */
-    if (a.output && !r.deadlock && !r.partial &&
-        cm_simulate_save_depths(a.design, &r, a.output, &err) != CM_OK) {
-        cm_sim_result_free(&r);
-        return cm_cli_fail(&err);
-    }
     if (a.json) {
-        rc = cm_cli_print_json(result_json(&r));
+        rc = cm_cli_print_json(cm_sim_result_json(&r));
     } else {
         print_text(a.design, &r);
         rc = fflush(stdout) == 0 ? CM_OK : CM_EINTERNAL;
     }
+    /* printed here rather than through cm_sim_verdict: a deadlock cycle may be longer
+     * than an error record holds */
     if (rc == CM_OK && r.deadlock) {
         fprintf(stderr, "cnnmap: %s: deadlock: %s%s\n", a.design, r.deadlock_cycle,
                 a.output ? " (no design written)" : "");

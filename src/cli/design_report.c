@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/latency_report.h"
 #include "design/design_json.h"
+#include "design/design_outcome.h"
 
 static void print_resources_row(const cm_resources *r)
 {
@@ -120,40 +121,27 @@ int cm_cli_print_design(const cm_design *d, const cm_design_run *run, cm_cli_for
 
 int cm_cli_design_violations(const cm_design *d, const cm_design_run *run, const char *origin)
 {
-    cm_violation v[4];
-    int n = cm_design_check(d, v, 4);
-    if (n == 0)
-        return CM_OK;
-    bool proven = run && run->result.proven_infeasible;
-    /* A search the time limit cut short proves nothing: say which it was. */
-    bool early = run && run->result.stopped_early && !proven;
-    fprintf(stderr, "cnnmap: %s: no feasible design%s: %s [%s]%s\n", origin,
-            proven ? " (proven: no design fits)"
-                   : early ? " found before the time limit stopped the search" : "",
-            v[0].message,
-            cm_constraint_name(v[0].constraint),
-            n > 1 ? " (and further violations; see the tables)" : "");
-    return CM_EINFEASIBLE;
+    cm_error err = {0};
+    return cm_design_verdict(d, run, origin, &err) == CM_OK ? CM_OK : cm_cli_fail(&err);
 }
 
 int cm_cli_report_design(const cm_design *d, const cm_design_run *run, cm_cli_format format, bool sdf,
                          const char *origin, const char *output)
 {
-    const cm_design_options *o = cm_design_options_of(d);
     /* At batch 1 on fpgaConvNet the latency-driven flow (weights reloading, one
      * reference architecture) competes with the partitioned design; the chosen design's
      * file records both, so `evaluate` prints the comparison again without searching
      * (cm_cli_latency_evaluate). */
     bool chose_latency = false;
-    cm_violation v;
     int rc;
-    if (o->backend == CM_BACKEND_FPGACONVNET && o->objective == CM_OBJECTIVE_LATENCY) {
-        cm_cli_latency_args la = {.format = format, .sdf = sdf,
-                                  .weights_reloading = o->weights_reloading, .output = output};
+    if (cm_design_compares_latency(d)) {
+        cm_cli_latency_args la = {.format = format, .sdf = sdf, .weights_reloading = true,
+                                  .output = output};
         rc = cm_cli_latency_report(d, run, &la, &chose_latency);
     } else {
         /* A design that breaks a constraint fails the command, so it is not written. */
-        rc = cm_cli_print_design(d, run, format, cm_design_check(d, &v, 1) == 0 ? output : NULL);
+        rc = cm_cli_print_design(d, run, format,
+                                 cm_design_outcome_writable(d, false) ? output : NULL);
     }
     return rc == CM_OK ? cm_cli_design_outcome(d, run, origin, chose_latency) : rc;
 }

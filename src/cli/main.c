@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "util/csv.h"
+#include "util/json_file.h"
 
 static const cm_cli_command commands[] = {
     {"inspect", "show the layers of an ONNX or QONNX model", cm_cli_inspect_usage, cm_cli_inspect},
@@ -111,27 +112,6 @@ int cm_cli_parse_format_flags(int argc, char **argv, const char *command, cm_cli
     return rc;
 }
 
-void cm_cli_json_put(json_t *o, const char *key, json_t *v, bool *ok)
-{
-    /* set_new takes v even when it fails, and fails on a NULL o or v. */
-    if (json_object_set_new(o, key, v) != 0)
-        *ok = false;
-}
-
-void cm_cli_json_append(json_t *a, json_t *v, bool *ok)
-{
-    if (json_array_append_new(a, v) != 0)
-        *ok = false;
-}
-
-json_t *cm_cli_json_finish(json_t *o, bool ok)
-{
-    if (ok)
-        return o;
-    json_decref(o);
-    return NULL;
-}
-
 int cm_cli_print_json(json_t *obj)
 {
     /* The builders give NULL for a figure that is not a finite number (jansson has no
@@ -141,7 +121,7 @@ int cm_cli_print_json(json_t *obj)
                         "or a figure that is not a finite number)\n");
         return CM_EINTERNAL;
     }
-    int rc = json_dumpf(obj, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    int rc = json_dumpf(obj, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER | CM_JSON_PRINT_FLAGS);
     json_decref(obj);
     if (rc != 0 || fputc('\n', stdout) == EOF) {
         fprintf(stderr, "cnnmap: cannot write to standard output\n");

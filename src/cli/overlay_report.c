@@ -4,12 +4,9 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
-#include <strings.h>
-
-#include <cnnmap/report_html.h>
 
 #include "cli/cli.h"
+#include "overlay/ov_flow.h"
 #include "overlay/ov_json.h"
 
 static void print_rows(const cm_graph *g, const cm_overlay_result *r)
@@ -68,16 +65,11 @@ static void print_table(const cm_overlay_design *d)
 
 int cm_cli_overlay_report(const cm_overlay_design *d, cm_cli_format format, const char *output)
 {
-    bool json = format != CM_CLI_TEXT;
-    json_t *o = json ? cm_overlay_report_json(d) : NULL;
-    if (json && !o)
-        return cm_cli_print_json(NULL); /* the one line, before any file is written */
     cm_error err = {0};
-    if (output && cm_overlay_design_save(d, output, &err) != CM_OK) {
-        json_decref(o);
+    json_t *o = NULL;
+    if (cm_overlay_design_reply(d, output, format != CM_CLI_TEXT ? &o : NULL, &err) != CM_OK)
         return cm_cli_fail(&err);
-    }
-    if (json)
+    if (o)
         return cm_cli_print_as(o, format);
     print_table(d);
     return CM_OK;
@@ -92,25 +84,4 @@ int cm_cli_overlay_evaluate(const char *design_path, cm_cli_format format)
     int rc = cm_cli_overlay_report(&d, format, NULL);
     cm_overlay_design_free(&d);
     return rc;
-}
-
-int cm_cli_export_overlay(const char *design_path, const char *format, const char *output)
-{
-    cm_error err = {0};
-    bool html = strcasecmp(format, "report-html") == 0;
-    if (strcasecmp(format, "report-md") != 0 && !html) {
-        cm_error_set(&err, CM_EINPUT, "%s: an overlay design exports as report-md or report-html, not %s",
-                     design_path, format);
-        return cm_cli_fail(&err);
-    }
-    int rc = cm_cli_check_output("export", "-o", output);
-    if (rc != CM_OK)
-        return rc;
-    cm_overlay_design d;
-    if (cm_overlay_design_load(design_path, &d, &err) != CM_OK)
-        return cm_cli_fail(&err);
-    cm_status st = html ? cm_overlay_export_report_html(&d, output, &err)
-                        : cm_overlay_export_md(&d, output, &err);
-    cm_overlay_design_free(&d);
-    return st == CM_OK ? CM_OK : cm_cli_fail(&err);
 }

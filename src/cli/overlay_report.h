@@ -18,8 +18,4 @@ int cm_cli_overlay_report(const cm_overlay_design *d, cm_cli_format format, cons
 /* `evaluate` of an overlay design file. Returns the exit code. */
 int cm_cli_overlay_evaluate(const char *design_path, cm_cli_format format);
 
-/* `export` of an overlay design file: report-md; the other formats are refused (exit
- * 2). Returns the exit code. */
-int cm_cli_export_overlay(const char *design_path, const char *format, const char *output);
-
 #endif

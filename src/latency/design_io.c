@@ -23,6 +23,7 @@
 #include "util/json_fields.h"
 #include "util/json_file.h"
 #include "util/path.h"
+#include "util/json_build.h"
 
 #define LAT_FORMAT "cnnmap-latency-design"
 #define LAT_VERSION 1
@@ -37,26 +38,6 @@ static const char *const kind_prefix[] = {
     [CM_LATENCY_CONV] = "conv", [CM_LATENCY_POOL] = "pool", [CM_LATENCY_RELU] = "relu",
     [CM_LATENCY_ACCUM] = "accum",
 };
-
-static void put(json_t *o, const char *key, json_t *v, bool *ok)
-{
-    if (json_object_set_new(o, key, v) != 0)
-        *ok = false;
-}
-
-static void append(json_t *a, json_t *v, bool *ok)
-{
-    if (json_array_append_new(a, v) != 0)
-        *ok = false;
-}
-
-static json_t *finish(json_t *o, bool ok)
-{
-    if (ok)
-        return o;
-    json_decref(o);
-    return NULL;
-}
 
 static const char *search_name(cm_latency_search s)
 {
@@ -128,10 +109,10 @@ static json_t *blocks_json(const cm_lat_arch *a, const cm_latency_design *d, cm_
         json_t *o = json_pack("{ss ss si}", "name", names[b], "kind",
                               cm_latency_block_kind_name(a->kind[b]), "coarse", x ? x->coarse : 1);
         if (o && conv) {
-            put(o, "macc", json_integer(x ? x->macc : 1), &ok);
-            put(o, "bank_bram18", json_integer(x ? x->bank_bram : 1), &ok);
+            cm_json_put(o, "macc", json_integer(x ? x->macc : 1), &ok);
+            cm_json_put(o, "bank_bram18", json_integer(x ? x->bank_bram : 1), &ok);
         }
-        append(arr, o, &ok);
+        cm_json_append(arr, o, &ok);
         if (!ok)
             cm_error_nomem(err);
     }
@@ -140,7 +121,7 @@ static json_t *blocks_json(const cm_lat_arch *a, const cm_latency_design *d, cm_
                           d->n_blocks) == CM_OK;
     free(used);
     free(names);
-    return finish(arr, ok);
+    return cm_json_finish(arr, ok);
 }
 
 static json_t *point_json(const cm_graph *g, const cm_latency_options *o,
@@ -161,15 +142,15 @@ static json_t *point_json(const cm_graph *g, const cm_latency_options *o,
     }
     for (int w = 1; ok && w < net.n_weight; w++)
         if (cut[w])
-            append(cuts, json_string(g->layers[net.l[net.weight_at[w]].graph_index].name), &ok);
+            cm_json_append(cuts, json_string(g->layers[net.l[net.weight_at[w]].graph_index].name), &ok);
     if (ok)
         ok = (blocks = blocks_json(&a, d, err)) != NULL;
-    put(p, "cuts", cuts, &ok);
-    put(p, "blocks", blocks, &ok);
+    cm_json_put(p, "cuts", cuts, &ok);
+    cm_json_put(p, "blocks", blocks, &ok);
     cm_lat_arch_free(&a);
     cm_lat_net_free(&net);
     free(cut);
-    return finish(p, ok);
+    return cm_json_finish(p, ok);
 }
 
 static json_t *run_json(const cm_latency_options *o, const cm_latency_design *d)
@@ -179,10 +160,10 @@ static json_t *run_json(const cm_latency_options *o, const cm_latency_design *d)
                           d->stopped_early);
     bool ok = r != NULL;
     if (ok && d->has_lower_bound) {
-        put(r, "lower_bound_s", json_real(d->lower_bound_s), &ok);
-        put(r, "optimal", json_boolean(d->optimal), &ok);
+        cm_json_put(r, "lower_bound_s", json_real(d->lower_bound_s), &ok);
+        cm_json_put(r, "optimal", json_boolean(d->optimal), &ok);
     }
-    return finish(r, ok);
+    return cm_json_finish(r, ok);
 }
 
 /* For human readers only: reading re-derives all of it. */
@@ -197,24 +178,24 @@ static json_t *figures_json(const cm_graph *g, const cm_latency_design *d)
         ok = false;
     for (int s = 0; ok && s < d->n_subgraphs; s++) {
         const cm_latency_subgraph *x = &d->subgraphs[s];
-        append(sched, json_pack("{ss ss si si sf sf sI}", "first", g->layers[x->first_layer].name,
+        cm_json_append(sched, json_pack("{ss ss si si sf sf sI}", "first", g->layers[x->first_layer].name,
                                 "last", g->layers[x->last_layer].name, "fold", x->fold, "folds",
                                 x->folds, "exec_s", x->exec_s, "weights_s", x->weights_s,
                                 "weight_words", (json_int_t)x->weight_words), &ok);
     }
     for (int i = 0; ok && i < d->n_layers; i++)
         if (d->fin[i] > 1)
-            put(fin, g->layers[i].name, json_integer(d->fin[i]), &ok);
+            cm_json_put(fin, g->layers[i].name, json_integer(d->fin[i]), &ok);
     if (f)
-        put(f, "resources", cm_resources_json(&d->resources, false), &ok);
+        cm_json_put(f, "resources", cm_resources_json(&d->resources, false), &ok);
     if (f) {
-        put(f, "schedule", sched, &ok);
-        put(f, "fin", fin, &ok);
+        cm_json_put(f, "schedule", sched, &ok);
+        cm_json_put(f, "fin", fin, &ok);
     } else {
         json_decref(sched);
         json_decref(fin);
     }
-    return finish(f, ok);
+    return cm_json_finish(f, ok);
 }
 
 /* options, point, run and figures: the latency-driven design in either file */
@@ -227,16 +208,16 @@ static json_t *design_body(const cm_graph *g, const cm_latency_options *o,
     json_t *body = json_object();
     bool ok = body != NULL;
     if (ok) {
-        put(body, "options", options_json(o, d), &ok);
-        put(body, "point", point, &ok);
-        put(body, "run", run_json(o, d), &ok);
-        put(body, "figures", figures_json(g, d), &ok);
+        cm_json_put(body, "options", options_json(o, d), &ok);
+        cm_json_put(body, "point", point, &ok);
+        cm_json_put(body, "run", run_json(o, d), &ok);
+        cm_json_put(body, "figures", figures_json(g, d), &ok);
     } else {
         json_decref(point);
     }
     if (!ok)
         cm_error_nomem(err);
-    return finish(body, ok);
+    return cm_json_finish(body, ok);
 }
 
 static json_t *file_json(const char *model_path, const char *board_ref, const cm_graph *g,
@@ -724,10 +705,10 @@ static json_t *comparison_json(const cm_latency_choice *c)
     bool ok = true;
     json_t *o = json_pack("{ss}", "chosen", c->chose_latency ? "latency_driven" : "throughput_driven");
     if (o && !c->chose_latency)
-        put(o, "reason", json_string(reason(c)), &ok);
+        cm_json_put(o, "reason", json_string(reason(c)), &ok);
     if (o && c->has_lower_bound)
-        put(o, "lower_bound_s", json_real(c->lower_bound_s), &ok);
-    return o ? finish(o, ok) : NULL;
+        cm_json_put(o, "lower_bound_s", json_real(c->lower_bound_s), &ok);
+    return o ? cm_json_finish(o, ok) : NULL;
 }
 
 /* The latency-driven alternative recorded in the partitioned design's file. */
@@ -740,14 +721,14 @@ static json_t *alternative_json(const cm_design *d, const cm_design_run *run,
                                            : json_object();
     bool ok = alt != NULL;
     if (ok) {
-        put(alt, "available", json_boolean(alternative_available(c)), &ok);
+        cm_json_put(alt, "available", json_boolean(alternative_available(c)), &ok);
         if (c->status != CM_OK)
-            put(alt, "message", json_string(c->err.message), &ok);
-        put(alt, "comparison", comparison_json(c), &ok);
+            cm_json_put(alt, "message", json_string(c->err.message), &ok);
+        cm_json_put(alt, "comparison", comparison_json(c), &ok);
     }
     if (alt && !ok)
         cm_error_nomem(err);
-    return alt ? finish(alt, ok) : NULL;
+    return alt ? cm_json_finish(alt, ok) : NULL;
 }
 
 cm_status cm_latency_choice_save(const cm_design *partitioned, const cm_design_run *run,
@@ -763,8 +744,8 @@ cm_status cm_latency_choice_save(const cm_design *partitioned, const cm_design_r
         other = root ? cm_design_file_json(partitioned, run) : NULL;
         ok = root && other;
         if (ok) {
-            put(root, "comparison", comparison_json(c), &ok);
-            put(root, "throughput_driven", other, &ok);
+            cm_json_put(root, "comparison", comparison_json(c), &ok);
+            cm_json_put(root, "throughput_driven", other, &ok);
         } else {
             json_decref(other);
         }
@@ -773,7 +754,7 @@ cm_status cm_latency_choice_save(const cm_design *partitioned, const cm_design_r
         other = root ? alternative_json(partitioned, run, c, err) : NULL;
         ok = root && other;
         if (ok)
-            put(root, "latency_driven", other, &ok);
+            cm_json_put(root, "latency_driven", other, &ok);
     }
     if (!ok) {
         json_decref(root);

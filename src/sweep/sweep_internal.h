@@ -18,6 +18,8 @@ bool cm_sweep_warning(const cm_sweep_options *o, const cm_sweep_result *r, int i
 /* The points as an array of objects (NULL when out of memory). */
 json_t *cm_sweep_points_json(const cm_sweep_options *o, const cm_sweep_result *r);
 json_t *cm_sweep_warnings_json(const cm_sweep_options *o, const cm_sweep_result *r);
+/* The whole sweep as the .json output holds it (the API's sweep reply). */
+json_t *cm_sweep_json(const cm_sweep_options *o, const cm_sweep_result *r);
 cm_status cm_sweep_write_html(const cm_sweep_options *o, const cm_sweep_result *r,
                               const char *path, cm_error *err);
 

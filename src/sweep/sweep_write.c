@@ -12,13 +12,7 @@
 #include "util/csv.h"
 #include "util/json_file.h"
 #include "util/strbuf.h"
-
-/* put: sets o[key] = v (taken), clearing *ok when v is NULL or memory runs out. */
-static void put(json_t *o, const char *key, json_t *v, bool *ok)
-{
-    if (!v || json_object_set_new(o, key, v) != 0)
-        *ok = false;
-}
+#include "util/json_build.h"
 
 static json_t *real_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
@@ -29,25 +23,25 @@ static json_t *point_json(const cm_sweep_options *o, const cm_sweep_point *p, bo
         *ok = false;
         return NULL;
     }
-    put(j, "board", json_string(o->boards[p->board].name), ok);
-    put(j, "backend", json_string(cm_backend_name(o->backends[p->backend])), ok);
-    put(j, "cap", json_real(p->cap), ok);
-    put(j, "done", json_boolean(p->done), ok);
+    cm_json_put(j, "board", json_string(o->boards[p->board].name), ok);
+    cm_json_put(j, "backend", json_string(cm_backend_name(o->backends[p->backend])), ok);
+    cm_json_put(j, "cap", json_real(p->cap), ok);
+    cm_json_put(j, "done", json_boolean(p->done), ok);
     bool figures = p->done && p->built;
-    put(j, "feasible", figures ? json_boolean(p->feasible) : json_null(), ok);
-    put(j, "latency_s", figures ? real_or_null(p->latency_s) : json_null(), ok);
-    put(j, "throughput_fps", figures ? real_or_null(p->throughput_fps) : json_null(), ok);
-    put(j, "util", figures ? json_real(p->util) : json_null(), ok);
-    put(j, "dsp", figures ? json_integer(p->used.dsp) : json_null(), ok);
-    put(j, "bram18", figures ? json_integer(p->used.bram18) : json_null(), ok);
-    put(j, "lut", figures ? json_integer(p->used.lut) : json_null(), ok);
-    put(j, "ff", figures ? json_integer(p->used.ff) : json_null(), ok);
-    put(j, "uram", figures ? json_integer(p->used.uram) : json_null(), ok);
-    put(j, "partitions", figures ? json_integer(p->partitions) : json_null(), ok);
-    put(j, "stopped_early", json_boolean(p->stopped_early), ok);
-    put(j, "on_front", json_boolean(p->on_front), ok);
-    put(j, "time_s", figures ? json_real(p->time_s) : json_null(), ok);
-    put(j, "error", p->error[0] ? json_string(p->error) : json_null(), ok);
+    cm_json_put(j, "feasible", figures ? json_boolean(p->feasible) : json_null(), ok);
+    cm_json_put(j, "latency_s", figures ? real_or_null(p->latency_s) : json_null(), ok);
+    cm_json_put(j, "throughput_fps", figures ? real_or_null(p->throughput_fps) : json_null(), ok);
+    cm_json_put(j, "util", figures ? json_real(p->util) : json_null(), ok);
+    cm_json_put(j, "dsp", figures ? json_integer(p->used.dsp) : json_null(), ok);
+    cm_json_put(j, "bram18", figures ? json_integer(p->used.bram18) : json_null(), ok);
+    cm_json_put(j, "lut", figures ? json_integer(p->used.lut) : json_null(), ok);
+    cm_json_put(j, "ff", figures ? json_integer(p->used.ff) : json_null(), ok);
+    cm_json_put(j, "uram", figures ? json_integer(p->used.uram) : json_null(), ok);
+    cm_json_put(j, "partitions", figures ? json_integer(p->partitions) : json_null(), ok);
+    cm_json_put(j, "stopped_early", json_boolean(p->stopped_early), ok);
+    cm_json_put(j, "on_front", json_boolean(p->on_front), ok);
+    cm_json_put(j, "time_s", figures ? json_real(p->time_s) : json_null(), ok);
+    cm_json_put(j, "error", p->error[0] ? json_string(p->error) : json_null(), ok);
     return j;
 }
 
@@ -84,9 +78,9 @@ static json_t *fronts_json(const cm_sweep_options *o, const cm_sweep_result *r)
                 ok = false;
                 break;
             }
-            put(f, "board", json_string(o->boards[b].name), &ok);
-            put(f, "backend", json_string(cm_backend_name(o->backends[k])), &ok);
-            put(f, "points", idx, &ok);
+            cm_json_put(f, "board", json_string(o->boards[b].name), &ok);
+            cm_json_put(f, "backend", json_string(cm_backend_name(o->backends[k])), &ok);
+            cm_json_put(f, "points", idx, &ok);
             if (json_array_append_new(a, f) != 0)
                 ok = false;
         }
@@ -109,27 +103,27 @@ json_t *cm_sweep_warnings_json(const cm_sweep_options *o, const cm_sweep_result 
     return a;
 }
 
-static json_t *sweep_json(const cm_sweep_options *o, const cm_sweep_result *r)
+json_t *cm_sweep_json(const cm_sweep_options *o, const cm_sweep_result *r)
 {
     json_t *j = json_object();
     if (!j)
         return NULL;
     bool ok = true;
-    put(j, "format", json_string("cnnmap-sweep"), &ok);
-    put(j, "version", json_integer(1), &ok);
-    put(j, "model", json_string(o->model_path), &ok);
-    put(j, "objective", json_string(o->design.objective == CM_OBJECTIVE_LATENCY ? "latency"
+    cm_json_put(j, "format", json_string("cnnmap-sweep"), &ok);
+    cm_json_put(j, "version", json_integer(1), &ok);
+    cm_json_put(j, "model", json_string(o->model_path), &ok);
+    cm_json_put(j, "objective", json_string(o->design.objective == CM_OBJECTIVE_LATENCY ? "latency"
                                                                                  : "throughput"), &ok);
-    put(j, "batch", json_integer(o->design.objective == CM_OBJECTIVE_LATENCY ? 1 : o->design.batch), &ok);
-    put(j, "optimiser", json_string(cm_optimiser_name(o->optimiser)), &ok);
-    put(j, "steps", json_integer(o->steps), &ok);
-    put(j, "time_limit_s", o->time_limit_s > 0 ? json_real(o->time_limit_s) : json_null(), &ok);
-    put(j, "stopped_early", json_boolean(r->stopped_early), &ok);
-    put(j, "points_done", json_integer(r->points_done), &ok);
-    put(j, "time_s", json_real(r->time_s), &ok);
-    put(j, "warnings", cm_sweep_warnings_json(o, r), &ok);
-    put(j, "points", cm_sweep_points_json(o, r), &ok);
-    put(j, "fronts", fronts_json(o, r), &ok);
+    cm_json_put(j, "batch", json_integer(o->design.objective == CM_OBJECTIVE_LATENCY ? 1 : o->design.batch), &ok);
+    cm_json_put(j, "optimiser", json_string(cm_optimiser_name(o->optimiser)), &ok);
+    cm_json_put(j, "steps", json_integer(o->steps), &ok);
+    cm_json_put(j, "time_limit_s", o->time_limit_s > 0 ? json_real(o->time_limit_s) : json_null(), &ok);
+    cm_json_put(j, "stopped_early", json_boolean(r->stopped_early), &ok);
+    cm_json_put(j, "points_done", json_integer(r->points_done), &ok);
+    cm_json_put(j, "time_s", json_real(r->time_s), &ok);
+    cm_json_put(j, "warnings", cm_sweep_warnings_json(o, r), &ok);
+    cm_json_put(j, "points", cm_sweep_points_json(o, r), &ok);
+    cm_json_put(j, "fronts", fronts_json(o, r), &ok);
     if (!ok) {
         json_decref(j);
         return NULL;
@@ -169,7 +163,7 @@ cm_status cm_sweep_write(const cm_sweep_options *o, const cm_sweep_result *r, co
                          cm_error *err)
 {
     if (ends_with(path, ".json")) {
-        json_t *j = sweep_json(o, r);
+        json_t *j = cm_sweep_json(o, r);
         cm_status st = cm_json_file_write(path, j, JSON_INDENT(1) | JSON_REAL_PRECISION(10), err);
         json_decref(j);
         return st;

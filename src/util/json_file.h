@@ -8,6 +8,10 @@
 #include <jansson.h>
 #include <cnnmap/error.h>
 
+/* The reals' precision of every printed JSON object (a command's --json output, an
+ * API reply): ten digits, as cli.md's figures are read. */
+#define CM_JSON_PRINT_FLAGS JSON_REAL_PRECISION(10)
+
 /* Parses the file (duplicate keys refused) into *root; CM_EINPUT naming the file
  * otherwise, *root left NULL. */
 cm_status cm_json_file_read(const char *path, json_t **root, cm_error *err);

@@ -15,4 +15,18 @@ flags="$(pkg-config --cflags --libs cnnmap)"
 out=$("$prefix/example" "$shared/models/lenet.onnx" zc706)
 echo "$out"
 [ "${out#* }" = "7 2293000 zc706 900" ]
-echo "1 passed, 0 failed"
+# The Python package installs beside it (not in sanitizer builds) and imports from the
+# prefix alone: the same model gives the same figures through it.
+site=$(find "$prefix" -type d -path '*dist-packages/cnnmap' | head -n 1)
+if [ -n "$site" ]; then
+  py=$(cd / && PYTHONPATH=$(dirname "$site") /usr/bin/python3 -c "
+import cnnmap, sys
+m = cnnmap.load_model(sys.argv[1])
+print(m.totals['layers'], m.totals['macs'], cnnmap.board('zc706')['resources']['DSP'])
+" "$shared/models/lenet.onnx")
+  echo "python: $py"
+  [ "$py" = "7 2293000 900" ]
+  echo "2 passed, 0 failed"
+else
+  echo "1 passed, 0 failed"
+fi

@@ -1,0 +1,92 @@
+/* The streaming backends' `optimise` flow (optimise_job.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cnnmap/board.h>
+#include <cnnmap/model.h>
+
+#include "optimise/optimise_job.h"
+#include "util/path.h"
+#include "util/progress.h"
+
+cm_status cm_objective_parse(const char *name, cm_objective *out, cm_error *err)
+{
+    if (strcmp(name, "latency") == 0)
+        *out = CM_OBJECTIVE_LATENCY;
+    else if (strcmp(name, "throughput") == 0)
+        *out = CM_OBJECTIVE_THROUGHPUT;
+    else
+        return cm_error_set(err, CM_EUSAGE, "unknown objective '%s' (latency or throughput)", name);
+    return CM_OK;
+}
+
+void cm_optimise_job_init(cm_optimise_job *job)
+{
+    memset(job, 0, sizeof *job);
+    cm_design_options_init(&job->design);
+    job->search.optimiser = CM_OPTIMISER_RULE;
+    job->search.seed = 1;
+    job->start_s = cm_seconds_now();
+}
+
+/* Design files record the sources so that they work from any folder: the model's
+ * absolute path, a built-in board's name or a board file's absolute path. */
+static cm_status name_sources(cm_design *d, const cm_optimise_job *job, const cm_board *board,
+                              cm_error *err)
+{
+    bool builtin = cm_board_builtin(job->board, &(cm_board){0}, NULL) == CM_OK;
+    char *model_abs = cm_path_absolute(job->model);
+    char *board_abs = builtin ? NULL : cm_path_absolute(job->board);
+    cm_status st = cm_design_set_sources(d, model_abs ? model_abs : job->model,
+                                         builtin ? board->name : (board_abs ? board_abs : job->board),
+                                         err);
+    free(model_abs);
+    free(board_abs);
+    return st;
+}
+
+static cm_status build(const cm_optimise_job *job, cm_design **d, cm_error *err)
+{
+    cm_board board;
+    cm_status st = cm_board_resolve(job->board, &board, err);
+    if (st != CM_OK)
+        return st;
+    cm_graph *g = NULL;
+    st = cm_model_load(job->model, &g, err);
+    if (st != CM_OK)
+        return st;
+    st = cm_design_create(g, &board, &job->design, d, err);
+    if (st != CM_OK) {
+        cm_graph_free(g);
+        cm_error_prefix(err, job->model);
+        return st;
+    }
+    return name_sources(*d, job, &board, err);
+}
+
+cm_status cm_optimise_job_run(cm_optimise_job *job, cm_design **d, cm_design_run *run,
+                              cm_error *err)
+{
+    *d = NULL;
+    if (job->target_fps > 0)
+        job->design.weights_reloading = false;
+    cm_status st = build(job, d, err);
+    /* the time limit covers the whole command: loading the model counts too */
+    if (job->search.time_limit_s > 0)
+        job->search.time_limit_s =
+            fmax(job->search.time_limit_s - (cm_seconds_now() - job->start_s), 0.001);
+    memset(run, 0, sizeof *run);
+    run->optimiser = job->search.optimiser;
+    run->seed = job->search.seed;
+    run->time_limit_s = job->search.time_limit_s;
+    if (st == CM_OK && job->target_fps > 0)
+        st = cm_optimise_target_fps(*d, &job->search, job->target_fps, &run->result, err);
+    else if (st == CM_OK)
+        st = cm_optimise(*d, &job->search, &run->result, err);
+    if (st != CM_OK) {
+        cm_design_free(*d);
+        *d = NULL;
+    }
+    return st;
+}
