@@ -691,9 +691,9 @@ static void test_resize_not_nearest(void **state)
     ob_input(m, "x", 4, (int64_t[]){1, 2, 4, 4});
     ob_init_float(m, "scales", 1, (int64_t[]){4}, (float[]){1, 1, 2, 2});
     Onnx__NodeProto *n = ob_node(m, "Resize", "up", "x,,scales", "y");
-    ob_attr_string(n, "mode", "linear");
+    ob_attr_string(n, "mode", "cubic");
     ob_output(m, "y", 4, NULL);
-    expect_bad(m, "resize.onnx", "node 'up'", "mode 'linear' is not supported");
+    expect_bad(m, "resize.onnx", "node 'up'", "mode 'cubic' is not supported");
 }
 
 /* ---- Good models ---- */

@@ -1,6 +1,7 @@
 /* torchvision's networks, exported by torch.onnx at opsets 11 to 17 with and without
  * their weight bytes, load; their conv and fc MACs equal an independent count made by
- * PyTorch forward hooks and torchvision's published figures within 2%. */
+ * PyTorch forward hooks and torchvision's published figures within 2%. ConvNeXt and a
+ * segmentation head (LRASPP) cover channel-wise blocks and bilinear upsampling. */
 #include "test_support.h"
 
 #include <math.h>
@@ -19,6 +20,8 @@ static const published models[] = {
     {"vgg16", 15.47},       {"alexnet", 0.71},       {"squeezenet1_1", 0.35},
     {"googlenet", 1.50},    {"inception_v3", 5.71},  {"densenet121", 2.83},
     {"efficientnet_b0", 0.39},
+    {"convnext_tiny", 4.46},
+    {"lraspp_mobilenet_v3_large", 0}, /* published at 520 x 520; exported at 224 */
 };
 
 /* MACs that PyTorch hooks on nn.Conv2d and nn.Linear counted (macs.txt). */
@@ -67,7 +70,7 @@ static void check_model(const published *m)
     uint64_t macs = weighted_macs(a);
     assert_int_equal(macs, hook_macs(m->name));
     double gmacs = (double)macs / 1e9;
-    if (fabs(gmacs - m->gmacs) > 0.02 * m->gmacs)
+    if (m->gmacs > 0 && fabs(gmacs - m->gmacs) > 0.02 * m->gmacs)
         fail_msg("%s: %.3f GMACs, torchvision publishes %.2f", m->name, gmacs, m->gmacs);
     /* Without the bytes, the same graph, only without weight values. */
     assert_int_equal(a->n_layers, b->n_layers);
@@ -103,6 +106,82 @@ MODEL_TEST(6, test_googlenet)
 MODEL_TEST(7, test_inception_v3)
 MODEL_TEST(8, test_densenet121)
 MODEL_TEST(9, test_efficientnet_b0)
+MODEL_TEST(10, test_convnext_tiny)
+MODEL_TEST(11, test_lraspp_mobilenet_v3_large)
+
+static int count_layers(const cm_graph *g, cm_op op, cm_activation act)
+{
+    int n = 0;
+    for (int i = 0; i < g->n_layers; i++)
+        n += g->layers[i].op == op && (op != CM_OP_ACTIVATION || g->layers[i].activation == act);
+    return n;
+}
+
+/* ConvNeXt's blocks are channel-wise: the transposes around them leave no layer, the
+ * Linear layers are 1x1 convolutions, GELU one activation, layer norms one layer each
+ * (stem, 18 blocks, 3 downsamplings, head); the segmentation head's two Resizes are
+ * bilinear upsamples. */
+static void test_channel_wise_blocks(void **state)
+{
+    (void)state;
+    cm_graph *g = load("torchvision/convnext_tiny_noweights.onnx");
+    assert_int_equal(count_layers(g, CM_OP_LAYERNORM, CM_ACT_NONE), 23);
+    assert_int_equal(count_layers(g, CM_OP_ACTIVATION, CM_ACT_GELU), 18);
+    assert_int_equal(count_layers(g, CM_OP_ACTIVATION, CM_ACT_ERF), 0);
+    assert_int_equal(count_layers(g, CM_OP_RESHAPE, CM_ACT_NONE), 0);
+    assert_int_equal(count_layers(g, CM_OP_MUL, CM_ACT_NONE), 0); /* layer scales folded */
+    cm_graph_free(g);
+    g = load("torchvision/lraspp_mobilenet_v3_large_noweights.onnx");
+    int bilinear = 0;
+    for (int i = 0; i < g->n_layers; i++)
+        bilinear += g->layers[i].op == CM_OP_UPSAMPLE && g->layers[i].interpolate;
+    assert_int_equal(bilinear, 2);
+    cm_graph_free(g);
+}
+
+/* ShuffleNetV2, checked like the others (torchvision publishes 0.04 and 0.145 GMACs):
+ * its chunks become slices, its channel shuffles shuffle layers. */
+static const published shufflenets[] = {
+    {"shufflenet_v2_x0_5", 0.04},
+    {"shufflenet_v2_x1_0", 0.145},
+};
+
+static void test_shufflenet_v2_x0_5(void **state)
+{
+    (void)state;
+    check_model(&shufflenets[0]);
+}
+
+static void test_shufflenet_v2_x1_0(void **state)
+{
+    (void)state;
+    check_model(&shufflenets[1]);
+}
+
+/* Every unit's channel shuffle is one shuffle layer of two groups, and each of the 13
+ * units that halve their input (torch's chunk, exported as two Slices) has two slices
+ * of half the channels, the second starting where the first ends. */
+static void test_shuffles(void **state)
+{
+    (void)state;
+    cm_graph *g = load("torchvision/shufflenet_v2_x0_5_noweights.onnx");
+    int shuffles = 0, slices = 0;
+    for (int i = 0; i < g->n_layers; i++) {
+        const cm_layer *l = &g->layers[i];
+        if (l->op == CM_OP_SHUFFLE) {
+            shuffles++;
+            assert_int_equal(l->groups, 2);
+            assert_memory_equal(&l->in_shape, &l->out_shape, sizeof(cm_shape));
+        } else if (l->op == CM_OP_SLICE) {
+            assert_int_equal(2 * l->out_shape.c, l->in_shape.c);
+            assert_int_equal(l->channel_offset, slices % 2 ? l->out_shape.c : 0);
+            slices++;
+        }
+    }
+    assert_int_equal(shuffles, 16); /* 3 stages of 4, 8 and 4 units */
+    assert_int_equal(slices, 26);
+    cm_graph_free(g);
+}
 
 /* Branches and merges survive: Inception's four-way concatenation, DenseNet's
  * batch norms that follow a concatenation (no conv to fold into). */
@@ -131,7 +210,11 @@ int main(void)
         cmocka_unit_test(test_alexnet),      cmocka_unit_test(test_squeezenet1_1),
         cmocka_unit_test(test_googlenet),    cmocka_unit_test(test_inception_v3),
         cmocka_unit_test(test_densenet121),  cmocka_unit_test(test_efficientnet_b0),
+        cmocka_unit_test(test_convnext_tiny), cmocka_unit_test(test_lraspp_mobilenet_v3_large),
+        cmocka_unit_test(test_channel_wise_blocks),
         cmocka_unit_test(test_branches),
+        cmocka_unit_test(test_shufflenet_v2_x0_5), cmocka_unit_test(test_shufflenet_v2_x1_0),
+        cmocka_unit_test(test_shuffles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

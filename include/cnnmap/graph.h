@@ -27,10 +27,13 @@ typedef enum cm_op {
     CM_OP_ADD,
     CM_OP_MUL,
     CM_OP_CONCAT,
+    CM_OP_SLICE,   /* a range of its input's channels (one output of a Split on channels) */
+    CM_OP_SHUFFLE, /* a permutation of channels: ShuffleNet's shuffle of `groups` groups */
     CM_OP_UPSAMPLE,
     CM_OP_FLATTEN,
     CM_OP_SOFTMAX,
     CM_OP_BATCHNORM, /* a per-channel affine that had no convolution to fold into */
+    CM_OP_LAYERNORM, /* per pixel: normalised over its C channels, then a per-channel affine */
     CM_OP_PAD,       /* a zero pad that had no convolution or pooling to fold into */
     CM_OP_RESHAPE,   /* a change of shape other than flattening */
     CM_OP_COUNT
@@ -46,6 +49,8 @@ typedef enum cm_activation {
     CM_ACT_HARD_SIGMOID,
     CM_ACT_HARD_SWISH,
     CM_ACT_TANH,
+    CM_ACT_ERF,
+    CM_ACT_GELU, /* x * (1 + erf(x / sqrt 2)) / 2, the exact (not tanh) form */
     CM_ACT_COUNT
 } cm_activation;
 
@@ -79,6 +84,8 @@ typedef struct cm_layer {
     bool ceil_mode;         /* pooling output size rounds up */
     bool count_include_pad; /* average pooling divides by the padded window */
     int upsample[2];        /* upsample factors, H and W */
+    bool interpolate;       /* upsample: bilinear (each output blends 4 inputs), not nearest */
+    int64_t channel_offset; /* slice: the first input channel it takes */
 
     bool has_bias;
     bool has_const_operand; /* add or mul with a constant (per-channel or scalar) */

@@ -64,7 +64,13 @@ cm_status cm_export(const cm_design *d, cm_export_format f, const char *path, cm
                             cm_backend_name(b), format_names[f], cm_backend_name(b));
     json_t *doc = NULL;
     switch (f) {
-    case CM_EXPORT_FPGACONVNET: doc = cm_export_fpgaconvnet_json(d); break;
+    case CM_EXPORT_FPGACONVNET: {
+        cm_status st = cm_export_fpgaconvnet_check(d, err);
+        if (st != CM_OK)
+            return st;
+        doc = cm_export_fpgaconvnet_json(d);
+        break;
+    }
     case CM_EXPORT_FINN: doc = cm_export_finn_current_json(d); break;
     case CM_EXPORT_FINN_V06: {
         cm_status st = cm_export_finn_v06_check(d, err);

@@ -85,8 +85,8 @@ static cm_status export_streaming(const char *path, cm_export_format f, const ch
     if (st != CM_OK)
         return st;
     st = cm_design_verdict(d, &run, path, err);
-    if (st == CM_OK)
-        st = cm_export(d, f, output, err);
+    if (st == CM_OK && (st = cm_export(d, f, output, err)) == CM_EINPUT)
+        cm_error_prefix(err, path); /* a format that cannot describe this design */
     cm_design_free(d);
     return st;
 }

@@ -128,6 +128,20 @@ static json_t *layer(const cm_design *d, int i, json_t *layers)
     return l;
 }
 
+cm_status cm_export_fpgaconvnet_check(const cm_design *d, cm_error *err)
+{
+    /* fpgaConvNet's partitions message has no layer type for these: written as another
+     * type, the file would describe different hardware. */
+    for (int i = 0; i < d->hd.n_nodes; i++) {
+        const cm_layer *l = &d->graph->layers[d->hd.nodes[i].layer];
+        if (l->op == CM_OP_SLICE || l->op == CM_OP_SHUFFLE || l->op == CM_OP_LAYERNORM)
+            return cm_error_set(err, CM_EINPUT, "layer %s (%s) has no fpgaConvNet layer type, so "
+                                "the fpgaconvnet format cannot describe this design",
+                                l->name, cm_op_name(l->op));
+    }
+    return CM_OK;
+}
+
 json_t *cm_export_fpgaconvnet_json(const cm_design *d)
 {
     json_t *parts = json_array();

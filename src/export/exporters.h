@@ -6,6 +6,8 @@
 #include <cnnmap/design.h>
 
 json_t *cm_export_fpgaconvnet_json(const cm_design *d);
+/* CM_EINPUT naming the first layer fpgaConvNet has no layer type for. */
+cm_status cm_export_fpgaconvnet_check(const cm_design *d, cm_error *err);
 /* FINN v0.6 (SAMO's fork): its node names, const/decoupled mem_mode. */
 json_t *cm_export_finn_json(const cm_design *d);
 /* CM_EUSAGE naming the first node FINN v0.6 has no op for (StreamingConcat, ElementwiseMul). */

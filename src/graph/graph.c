@@ -16,10 +16,13 @@ static const char *const op_names[CM_OP_COUNT] = {
     [CM_OP_ADD] = "add",
     [CM_OP_MUL] = "mul",
     [CM_OP_CONCAT] = "concat",
+    [CM_OP_SLICE] = "slice",
+    [CM_OP_SHUFFLE] = "shuffle",
     [CM_OP_UPSAMPLE] = "upsample",
     [CM_OP_FLATTEN] = "flatten",
     [CM_OP_SOFTMAX] = "softmax",
     [CM_OP_BATCHNORM] = "batchnorm",
+    [CM_OP_LAYERNORM] = "layernorm",
     [CM_OP_PAD] = "pad",
     [CM_OP_RESHAPE] = "reshape",
 };
@@ -34,6 +37,8 @@ static const char *const activation_names[CM_ACT_COUNT] = {
     [CM_ACT_HARD_SIGMOID] = "hard_sigmoid",
     [CM_ACT_HARD_SWISH] = "hard_swish",
     [CM_ACT_TANH] = "tanh",
+    [CM_ACT_ERF] = "erf",
+    [CM_ACT_GELU] = "gelu",
 };
 
 const char *cm_op_name(cm_op op)
@@ -326,6 +331,10 @@ cm_status cm_layer_compute_cost(cm_layer *l, cm_error *err)
     case CM_OP_BATCHNORM:
         l->macs = 0;
         l->params = 2 * (uint64_t)out->c; /* scale and shift once folded */
+        break;
+    case CM_OP_LAYERNORM:
+        l->macs = 0;
+        l->params = l->has_bias ? 2 * (uint64_t)out->c : (uint64_t)out->c; /* scale, shift */
         break;
     case CM_OP_ADD:
     case CM_OP_MUL:

@@ -414,7 +414,8 @@ static cm_status finn_layer(cm_hd_build *b, int li, cm_error *err)
     case CM_OP_RELU:
     case CM_OP_ACTIVATION:
     case CM_OP_BATCHNORM:
-        if (l->n_inputs > 1)
+        /* Thresholds implement only monotonic functions; GELU dips below 0. */
+        if (l->n_inputs > 1 || l->activation == CM_ACT_GELU)
             return cm_hd_unsupported(b, li, err);
         return finn_channelwise(b, li, NAME_THRESHOLD, CM_FINN_THRESHOLDING, err);
     case CM_OP_CONCAT:

@@ -21,11 +21,19 @@ static bool fcn_kind_of(const cm_layer *l, cm_fcn_kind *kind)
     case CM_OP_RELU:
     case CM_OP_ACTIVATION:
     case CM_OP_BATCHNORM: *kind = CM_FCN_RELU; return true;
+    /* A stream block too, holding a pixel's channels while their mean and variance are
+     * summed (CM_HD_PIXEL_BUFFER) and multiplying each word (CM_HD_NORMALISE). */
+    case CM_OP_LAYERNORM: *kind = CM_FCN_RELU; return true;
     case CM_OP_ADD:
     case CM_OP_MUL:
         *kind = l->n_inputs > 1 ? CM_FCN_ELTWISE : CM_FCN_RELU;
         return true;
     case CM_OP_CONCAT: *kind = CM_FCN_CONCAT; return true;
+    /* Both stream a word a cycle per stream: a slice reads every channel of its fork's
+     * output and passes on its range; a shuffle passes each pixel's channels on in
+     * another order, from a pixel buffer (CM_HD_PIXEL_BUFFER). */
+    case CM_OP_SLICE:
+    case CM_OP_SHUFFLE: *kind = CM_FCN_RELU; return true;
     default: return false;
     }
 }
@@ -58,6 +66,24 @@ static int64_t concat_common_channels(const cm_hd_build *b, const cm_layer *l)
     return g;
 }
 
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static const char *fcn_layer_op(const cm_layer *l, cm_fcn_kind kind)
+{
+    if (l->op == CM_OP_LAYERNORM)
+        return "LayerNorm";
+    return l->op == CM_OP_SLICE ? "Slice" : l->op == CM_OP_SHUFFLE ? "ChannelShuffle"
+                                                                    : fcn_op_name(kind);
+}
+
 static void fcn_fill(cm_fcn_layer *f, const cm_layer *l)
 {
     f->rows = (int)l->in_shape.h;
@@ -84,6 +110,9 @@ static cm_status fcn_values(cm_hd_build *b, cm_hd_node *n, const cm_layer *l, cm
     cm_fcn_layer *f = &n->hw.fcn;
     if (f->kind == CM_FCN_CONCAT)
         return cm_hd_values_intra(n, concat_common_channels(b, l), err);
+    if (l->op == CM_OP_SLICE) /* the streams carry whole channel groups in and out */
+        return cm_hd_values_intra(n, gcd64(gcd64(l->in_shape.c, l->out_shape.c),
+                                           l->channel_offset), err);
     if (f->kind != CM_FCN_CONV && f->kind != CM_FCN_INNER_PRODUCT)
         return cm_hd_values_intra(n, f->channels, err);
     cm_status st = cm_hd_values_divisors(&n->fold[0], f->channels, err);
@@ -138,13 +167,17 @@ static cm_status fcn_layer(cm_hd_build *b, int li, cm_error *err)
         }
         return cm_hd_unsupported(b, li, err);
     }
-    int idx = cm_hd_add_layer_node(b, li, l->name, fcn_op_name(kind));
+    int idx = cm_hd_add_layer_node(b, li, l->name, fcn_layer_op(l, kind));
     if (idx < 0)
         return cm_error_nomem(err);
     cm_hd_node *n = &b->h->nodes[idx];
     cm_fcn_layer_init(&n->hw.fcn, kind);
     fcn_fill(&n->hw.fcn, l);
     n->flags |= CM_HD_CUT_AFTER;
+    if (l->op == CM_OP_SHUFFLE)
+        n->flags |= CM_HD_PIXEL_BUFFER;
+    if (l->op == CM_OP_LAYERNORM)
+        n->flags |= CM_HD_PIXEL_BUFFER | CM_HD_NORMALISE;
     cm_status st = fcn_values(b, n, l, err);
     if (st == CM_OK)
         st = cm_hd_connect_inputs(b, li, idx, err);

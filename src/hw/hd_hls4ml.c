@@ -34,7 +34,12 @@ static const char *hls_op_name(cm_op op)
     case CM_OP_ADD:
     case CM_OP_MUL: return "Merge";
     case CM_OP_CONCAT: return "Concatenate";
+    /* A stream word is a whole pixel, so taking a range of its channels or reordering
+     * them is wiring in a pixel-a-cycle layer (hls_kind: CM_HLS4ML_ACT). */
+    case CM_OP_SLICE: return "ChannelSlice";
+    case CM_OP_SHUFFLE: return "ChannelShuffle";
     case CM_OP_BATCHNORM: return "BatchNormalization";
+    case CM_OP_LAYERNORM: return "LayerNormalization";
     case CM_OP_UPSAMPLE: return "Resize";
     default: return "Activation";
     }
@@ -77,10 +82,12 @@ static cm_hls4ml_kind hls_kind(const cm_layer *l)
     case CM_OP_ADD: return CM_HLS4ML_ADD;
     case CM_OP_MUL:
     case CM_OP_BATCHNORM: return CM_HLS4ML_MUL;
-    case CM_OP_CONCAT:
-    case CM_OP_UPSAMPLE: return CM_HLS4ML_COPY;
+    case CM_OP_LAYERNORM: return CM_HLS4ML_NORM;
+    case CM_OP_CONCAT: return CM_HLS4ML_COPY;
+    case CM_OP_UPSAMPLE: return l->interpolate ? CM_HLS4ML_INTERP : CM_HLS4ML_COPY;
     case CM_OP_ACTIVATION:
-        return l->activation == CM_ACT_SIGMOID || l->activation == CM_ACT_TANH
+        return l->activation == CM_ACT_SIGMOID || l->activation == CM_ACT_TANH ||
+                       l->activation == CM_ACT_ERF || l->activation == CM_ACT_GELU
                    ? CM_HLS4ML_ACT_TABLE
                    : CM_HLS4ML_ACT;
     default: return CM_HLS4ML_ACT;

@@ -181,6 +181,22 @@ static void finn_cost(const cm_hd_node *n, int64_t in, int64_t out, cm_block_cos
         c->res.uram = 0;
 }
 
+/* A pixel buffer (CM_HD_PIXEL_BUFFER): two pixels of `channels` words in BRAM18 (18 Kib each),
+ * in at least one bank per two streams, as each stream writes a word a cycle into a
+ * dual-port bank; and the pixel it holds before its first output. With a stream per
+ * channel every word of a pixel is there at once and no buffer is needed. */
+static void pixel_buffer_cost(int64_t channels, int64_t coarse, int width, cm_block_cost *out)
+{
+    if (coarse >= channels)
+        return;
+    int64_t bits = 2 * channels * width, banks = (coarse + 1) / 2;
+    int64_t brams = (bits + 18431) / 18432;
+    out->res.bram18 += brams > banks ? brams : banks;
+    out->pipeline_depth += (double)channels / (double)coarse;
+    out->timing.fill_words += (double)channels;
+    out->timing.fill_cycles += (double)channels / (double)coarse;
+}
+
 void cm_hd_node_cost(const cm_hd_node *n, int64_t fold_in, int64_t fold_out, int64_t fold_kernel,
                      cm_block_cost *out)
 {
@@ -191,6 +207,10 @@ void cm_hd_node_cost(const cm_hd_node *n, int64_t fold_in, int64_t fold_out, int
         l.coarse_out = (int)fold_out;
         l.fine = (int)fold_kernel;
         cm_fcn_layer_cost(&l, out);
+        if (n->flags & CM_HD_PIXEL_BUFFER)
+            pixel_buffer_cost(l.channels, l.coarse_in, l.data_width, out);
+        if (n->flags & CM_HD_NORMALISE)
+            out->res.dsp += 2.0 * (double)l.coarse_in;
         return;
     }
     case CM_BACKEND_FINN:

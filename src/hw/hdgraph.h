@@ -21,6 +21,13 @@ enum {
     CM_HD_INTER = 1u << 1,     /* out-folding must equal each successor's in-folding (eq. 10) */
     CM_HD_DIVISIBLE = 1u << 2, /* out-folding and a successor's in-folding must divide */
     CM_HD_CUT_AFTER = 1u << 3, /* a partition may end after this node */
+    /* the node reorders each pixel's channels (a channel shuffle) through a buffer of
+     * two pixels, one filling while the other drains, on a backend whose streams carry
+     * a pixel's channels one after another (fpgaConvNet) */
+    CM_HD_PIXEL_BUFFER = 1u << 4,
+    /* the node normalises each pixel over its channels (layer normalisation): per
+     * stream a multiplier squaring words for the variance and one scaling them */
+    CM_HD_NORMALISE = 1u << 5,
 };
 
 typedef struct cm_hd_values {

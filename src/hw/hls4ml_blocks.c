@@ -184,6 +184,18 @@ static void node_resources(const cm_hls4ml_layer *l, int64_t rf, cm_resources *r
     case CM_HLS4ML_COPY:
         add(r, 0, 0, 0, c * b);
         return;
+    /* Assumed: the sums of x and x^2 over a pixel's channels (an adder and a squaring
+     * multiplier per channel), then (x - mean) times the channel's scale / sigma (a
+     * second multiplier); 1 / sigma from a lookup table once per pixel. */
+    case CM_HLS4ML_NORM:
+        add(r, 2.0 * c, 1.0, 2.0 * c * b, 2.0 * c * b);
+        return;
+    /* Assumed: each output word blends the 2 x 2 nearest inputs, one multiplier per
+     * corner, and the input row above stays in a line buffer. */
+    case CM_HLS4ML_INTERP:
+        add(r, 4.0 * c, 0, 3.0 * c * b, c * b);
+        cm_hls4ml_line_buffer_cost(1, l->channels_in, l->line_width, l->bits, r);
+        return;
     }
 }
 

@@ -25,6 +25,8 @@ typedef enum cm_hls4ml_kind {
     CM_HLS4ML_ADD,         /* element-wise add: an adder per channel */
     CM_HLS4ML_MUL,         /* element-wise multiply, batch norm: a multiplier per channel */
     CM_HLS4ML_COPY,        /* concat, resize: words passed through */
+    CM_HLS4ML_NORM,        /* layer norm: per channel an accumulator and 2 multipliers */
+    CM_HLS4ML_INTERP,      /* bilinear resize: a row of input and 4 multipliers per channel */
 } cm_hls4ml_kind;
 
 typedef struct cm_hls4ml_layer {

@@ -124,6 +124,8 @@ static cm_status fold_affine(cm_graph *g, cm_error *err)
             g->layers[p].out_shape.c != l->out_shape.c)
             continue;
         bool has_values = bn ? l->weights && l->bias : shift ? l->bias != NULL : l->weights != NULL;
+        /* a shift is a bias even when the file lacks its bytes (weights elsewhere) */
+        g->layers[p].has_bias = g->layers[p].has_bias || bn || shift;
         cm_status st = apply_affine(&g->layers[p], bn || scale ? l->weights : NULL,
                                     bn || shift ? l->bias : NULL, has_values, err);
         if (st != CM_OK)
@@ -132,6 +134,66 @@ static cm_status fold_affine(cm_graph *g, cm_error *err)
             g->layers[p].out_q = l->out_q;
         if ((st = cm_graph_bypass_layer(g, i--, err)) != CM_OK)
             return st;
+    }
+    return CM_OK;
+}
+
+/* A single-input layer with a constant scalar operand equal to v (within float32). */
+static bool const_scalar(const cm_layer *l, cm_op op, float v)
+{
+    const float *c = op == CM_OP_ADD ? l->bias : l->weights;
+    return l->op == op && l->n_inputs == 1 && l->has_const_operand && l->n_weights == 1 && c &&
+           c[0] > v * 0.999f && c[0] < v * 1.001f;
+}
+
+/* torch's exact GELU, Div(x, sqrt 2) -> Erf -> Add 1 -> Mul by x -> Mul 0.5, around the
+ * erf layer e: the other layers' indices, each the sole consumer of the one before.
+ * Returns the index of the x * (1 + erf) product, or -1. */
+static int gelu_product(const cm_graph *g, int e, int *scale, int *plus_one, int *half)
+{
+    *scale = sole_producer(g, e);
+    int one = *plus_one = sole_consumer(g, e);
+    int prod = one >= 0 ? sole_consumer(g, one) : -1;
+    *half = prod >= 0 ? sole_consumer(g, prod) : -1;
+    if (*scale < 0 || *half < 0 || !const_scalar(&g->layers[*scale], CM_OP_MUL, 0.70710678f) ||
+        !const_scalar(&g->layers[one], CM_OP_ADD, 1.0f) ||
+        !const_scalar(&g->layers[*half], CM_OP_MUL, 0.5f))
+        return -1;
+    const cm_layer *p = &g->layers[prod];
+    cm_source x = g->layers[*scale].inputs[0];
+    bool product = p->op == CM_OP_MUL && p->n_inputs == 2 &&
+                   ((p->inputs[0] == x && p->inputs[1] == one) ||
+                    (p->inputs[1] == x && p->inputs[0] == one));
+    return product ? prod : -1;
+}
+
+/* The five layers of torch's GELU become one activation: the product layer turns into
+ * it, reading x, and the others are removed (from the highest index down, so the lower
+ * indices stay valid). */
+static cm_status fuse_gelu(cm_graph *g, cm_error *err)
+{
+    for (int e = 0; e < g->n_layers; e++) {
+        const cm_layer *l = &g->layers[e];
+        if (l->op != CM_OP_ACTIVATION || l->activation != CM_ACT_ERF)
+            continue;
+        int scale, one, half, prod = gelu_product(g, e, &scale, &one, &half);
+        if (prod < 0)
+            continue;
+        cm_layer *p = &g->layers[prod];
+        p->op = CM_OP_ACTIVATION;
+        p->activation = CM_ACT_GELU;
+        p->inputs[0] = g->layers[scale].inputs[0];
+        p->n_inputs = 1;
+        p->in_shape = g->layers[scale].in_shape;
+        p->in_q = g->layers[scale].in_q;
+        p->out_q = g->layers[half].out_q;
+        int gone[4] = {half, one, e, scale}; /* descending: topological order */
+        for (int k = 0; k < 4; k++) {
+            cm_status st = cm_graph_bypass_layer(g, gone[k], err);
+            if (st != CM_OK)
+                return st;
+        }
+        e = scale - 1;
     }
     return CM_OK;
 }
@@ -152,6 +214,8 @@ static void mark_fusable(cm_graph *g)
 cm_status cm_graph_cleanup(cm_graph *g, const char *origin, cm_error *err)
 {
     cm_status st = fold_pads(g, err);
+    if (st == CM_OK)
+        st = fuse_gelu(g, err);
     if (st == CM_OK)
         st = fold_flatten(g, err);
     if (st == CM_OK)

@@ -232,6 +232,11 @@ static cm_status define_initializer(cm_import *im, const Onnx__TensorProto *tp)
                             tp->n_dims);
     for (size_t i = 0; i < tp->n_dims; i++)
         tmp.dims[i] = tp->dims[i];
+    /* An empty vector: Resize's unused roi or scales (opsets 11 and 12). No values, so
+     * whatever would need them refuses it. */
+    if (tmp.rank == 1 && tmp.dims[0] == 0)
+        return cm_import_define(im, tp->name, CM_TENSOR_CONST, 1, tmp.dims) ? CM_OK
+                                                                          : cm_error_nomem(im->err);
     cm_status st = cm_import_check_dims(im, what, &tmp);
     if (st != CM_OK)
         return st;
@@ -433,7 +438,9 @@ static cm_status run_node(cm_import *im, const Onnx__NodeProto *node)
         return cm_error_nomem(im->err);
     for (size_t k = 0; k < node->n_input; k++)
         in[k] = *node->input[k] ? cm_import_find(im, node->input[k]) : NULL;
-    cm_status st = handler(im, node, in, (int)node->n_input);
+    cm_status st = cm_import_channels_last_guard(im, node, in, (int)node->n_input);
+    if (st == CM_OK)
+        st = handler(im, node, in, (int)node->n_input);
     if (in != stack_in)
         free(in);
     return st;
@@ -455,6 +462,9 @@ static cm_status set_outputs(cm_import *im, const Onnx__GraphProto *gp)
             return cm_error_set(im->err, CM_EINPUT,
                                 "%s: graph output '%s' is not computed by any layer", im->origin,
                                 name);
+        cm_status st = cm_import_channels_last_output(im, t);
+        if (st != CM_OK)
+            return st;
         g->outputs[g->n_outputs++] = t->source;
     }
     if (g->n_outputs == 0)

@@ -43,6 +43,13 @@ typedef struct cm_tensor {
     const Onnx__TensorProto *proto; /* constant: where its stored data is, or NULL */
     double *values;                 /* constant: decoded values, when small and present */
     bool data_absent;               /* constant: stored externally, file missing */
+    /* activation: dims are N x H x W x C (a Transpose moved the channels last) while the
+     * layer that makes it keeps C x H x W; only channel-wise operators may read it */
+    bool channels_last;
+    const Onnx__NodeProto *moved_by; /* channels last: the Transpose that moved them */
+    /* activation: a step of a channel shuffle under way (import_split.c): 1 after the
+     * reshape to (N, g, C/g, H, W), 2 after the transpose to (N, C/g, g, H, W) */
+    int shuffle_stage;
 } cm_tensor;
 
 typedef struct cm_import {
@@ -55,6 +62,8 @@ typedef struct cm_import {
     cm_strmap by_name;
     cm_graph *g;
     cm_error *err;
+    bool layer_channels_last; /* the layer being appended reads channels-last input */
+    const Onnx__NodeProto *layer_moved_by; /* and the Transpose that moved them */
 } cm_import;
 
 /* Node handlers: `in` holds the node's resolved inputs (NULL for an omitted optional
@@ -118,6 +127,22 @@ cm_layer *cm_import_add_layer(cm_import *im, const Onnx__NodeProto *node, cm_op 
 /* Defines the output activation of the layer just appended. */
 cm_status cm_import_layer_output(cm_import *im, const Onnx__NodeProto *node, int rank,
                                  const int64_t *dims);
+
+/* Channels-last feature maps (import_channels.c): fails unless the node is one of the
+ * channel-wise operators that may read its channels-last inputs. */
+cm_status cm_import_channels_last_guard(cm_import *im, const Onnx__NodeProto *node,
+                                        cm_tensor **in, int n_in);
+/* Fails, naming the Transpose that moved its channels, when graph output t keeps
+ * them last over more than one pixel (the file's data order is not the layers'). */
+cm_status cm_import_channels_last_output(cm_import *im, const cm_tensor *t);
+/* Transpose of a 4-D feature map moving channels last (0,2,3,1) or back (0,3,1,2): an
+ * alias, *done set. Other permutations leave *done false, or fail on a channels-last
+ * input (a real change of layout). */
+cm_status cm_import_transpose_channels(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x,
+                                       const int64_t *perm, int n, bool *done);
+/* MatMul of a channels-last feature map with constant C x N weights: a 1x1 convolution. */
+cm_status cm_import_pointwise_matmul(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in,
+                                     int n_in);
 
 /* The unquantised description of float32 data. */
 cm_quant cm_quant_float(void);

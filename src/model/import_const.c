@@ -114,8 +114,15 @@ static cm_status op_constant(cm_import *im, const Onnx__NodeProto *node, cm_tens
         cm_tensor probe = {.rank = (int)a->t->n_dims};
         if (a->t->n_dims > CM_MAX_RANK)
             return cm_import_fail(im, node, CM_EINPUT, "value has too many axes");
+        bool empty = false;
         for (int i = 0; i < probe.rank; i++)
-            probe.dims[i] = a->t->dims[i];
+            empty = empty || (probe.dims[i] = a->t->dims[i]) == 0;
+        /* An empty tensor: torch's placeholder for Resize's unused roi and scales at
+         * opset 11 and 12. It has no values, so whatever needs them refuses it. */
+        if (empty && probe.rank == 1)
+            return cm_import_define(im, node->output[0], CM_TENSOR_CONST, 1, probe.dims)
+                       ? CM_OK
+                       : cm_error_nomem(im->err);
         cm_status st = cm_import_check_dims(im, "constant value", &probe);
         if (st != CM_OK)
             return st;
@@ -325,9 +332,11 @@ static cm_status op_cast(cm_import *im, const Onnx__NodeProto *node, cm_tensor *
     return st;
 }
 
-/* Slice of a 1-D constant (a shape vector). */
+/* Slice of a 1-D constant (a shape vector); of a feature map, see import_split.c. */
 static cm_status op_slice(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in, int n_in)
 {
+    if (n_in > 0 && in[0] && in[0]->kind == CM_TENSOR_ACTIVATION)
+        return cm_import_slice_activation(im, node, in, n_in);
     if (!all_const(in, n_in) || in[0]->rank != 1)
         return cm_import_fail(im, node, CM_EINPUT, "only slicing a 1-D constant is supported");
     cm_status st = need_values(im, node, in[0]);

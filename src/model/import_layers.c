@@ -34,6 +34,8 @@ cm_status cm_import_chw(cm_import *im, const Onnx__NodeProto *node, const cm_ten
     out->c = t->dims[1];
     out->h = t->rank > 2 ? t->dims[2] : 1;
     out->w = t->rank > 3 ? t->dims[3] : 1;
+    if (t->channels_last && t->rank == 4)
+        *out = (cm_shape){t->dims[3], t->dims[1], t->dims[2]};
     return CM_OK;
 }
 
@@ -47,6 +49,13 @@ cm_layer *cm_import_add_layer(cm_import *im, const Onnx__NodeProto *node, cm_op 
     }
     for (int i = 0; i < n_inputs; i++)
         sources[i] = inputs[i]->source;
+    im->layer_channels_last = inputs[0]->channels_last;
+    im->layer_moved_by = inputs[0]->moved_by;
+    for (int i = 1; i < n_inputs; i++)
+        if (inputs[i]->channels_last != inputs[0]->channels_last) {
+            cm_import_fail(im, node, CM_EINPUT, "mixes channels-first and channels-last inputs");
+            return NULL;
+        }
     cm_layer *l = cm_graph_add_layer(im->g, layer_name(node), op);
     if (!l || cm_layer_set_inputs(l, sources, n_inputs, im->err) != CM_OK) {
         cm_error_nomem(im->err);
@@ -64,7 +73,8 @@ cm_layer *cm_import_add_layer(cm_import *im, const Onnx__NodeProto *node, cm_op 
 cm_status cm_import_layer_output(cm_import *im, const Onnx__NodeProto *node, int rank,
                                  const int64_t *dims)
 {
-    cm_tensor probe = {.name = node->output[0], .rank = rank};
+    cm_tensor probe = {.name = node->output[0], .rank = rank,
+                       .channels_last = im->layer_channels_last};
     memcpy(probe.dims, dims, (size_t)rank * sizeof *dims);
     char what[300];
     snprintf(what, sizeof what, "output '%s' of node '%s'", node->output[0], layer_name(node));
@@ -78,6 +88,8 @@ cm_status cm_import_layer_output(cm_import *im, const Onnx__NodeProto *node, int
     if (!t)
         return cm_error_nomem(im->err);
     t->source = im->g->n_layers - 1;
+    t->channels_last = probe.channels_last;
+    t->moved_by = probe.channels_last ? im->layer_moved_by : NULL;
     if ((st = cm_layer_compute_cost(l, im->err)) != CM_OK)
         cm_error_prefix(im->err, im->origin); /* its message names only the layer */
     return st;
@@ -329,6 +341,8 @@ static cm_status op_gemm(cm_import *im, const Onnx__NodeProto *node, cm_tensor *
 
 static cm_status op_matmul(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in, int n_in)
 {
+    if (n_in > 0 && in[0] && in[0]->channels_last)
+        return cm_import_pointwise_matmul(im, node, in, n_in);
     return fully_connected(im, node, in, n_in, false, 1.0, NULL);
 }
 
@@ -665,14 +679,36 @@ cm_status cm_import_concat_activations(cm_import *im, const Onnx__NodeProto *nod
     return st;
 }
 
-/* Resize and Upsample in nearest mode: integer scale factors on the spatial axes. */
+/* Linear mode interpolates between the 2 x 2 nearest inputs; the coordinate modes are
+ * those torch exports (align_corners false: half_pixel or pytorch_half_pixel; true:
+ * align_corners; before opset 11 Upsample and Resize know only asymmetric). */
+static cm_status interpolation(cm_import *im, const Onnx__NodeProto *node, bool *linear)
+{
+    char mode[32], coord[48];
+    cm_attr_string(node, "mode", mode, sizeof mode);
+    *linear = strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0;
+    if (*mode && strcmp(mode, "nearest") != 0 && !*linear)
+        return cm_import_fail(im, node, CM_EINPUT,
+                              "mode '%s' is not supported (nearest and linear are)", mode);
+    cm_attr_string(node, "coordinate_transformation_mode", coord, sizeof coord);
+    if (*linear && *coord && strcmp(coord, "half_pixel") != 0 &&
+        strcmp(coord, "pytorch_half_pixel") != 0 && strcmp(coord, "align_corners") != 0 &&
+        strcmp(coord, "asymmetric") != 0)
+        return cm_import_fail(im, node, CM_EINPUT,
+                              "linear mode with coordinate_transformation_mode '%s' is not "
+                              "supported (half_pixel, pytorch_half_pixel, align_corners and "
+                              "asymmetric are)", coord);
+    return CM_OK;
+}
+
+/* Resize and Upsample in nearest or linear mode, scaling the spatial axes. */
 static cm_status upsample(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x,
                           const double *scales, const cm_tensor *sizes)
 {
-    char mode[32];
-    cm_attr_string(node, "mode", mode, sizeof mode);
-    if (*mode && strcmp(mode, "nearest") != 0)
-        return cm_import_fail(im, node, CM_EINPUT, "mode '%s' is not supported (only nearest)", mode);
+    bool linear = false;
+    cm_status ist = interpolation(im, node, &linear);
+    if (ist != CM_OK)
+        return ist;
     if (x->rank != 4)
         return cm_import_fail(im, node, CM_EINPUT, "needs a 4-D feature map");
     int64_t dims[4] = {1, x->dims[1], 0, 0};
@@ -692,6 +728,7 @@ static cm_status upsample(cm_import *im, const Onnx__NodeProto *node, cm_tensor 
     cm_layer *l = cm_import_add_layer(im, node, CM_OP_UPSAMPLE, &x, 1);
     if (!l)
         return im->err->code;
+    l->interpolate = linear;
     for (int i = 0; i < 2; i++)
         l->upsample[i] = dims[2 + i] > 0 && dims[2 + i] % x->dims[2 + i] == 0
                              ? (int)(dims[2 + i] / x->dims[2 + i])
@@ -789,6 +826,8 @@ static cm_status op_pad(cm_import *im, const Onnx__NodeProto *node, cm_tensor **
 cm_status cm_import_reshape_activation(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x,
                                        int rank, const int64_t *dims)
 {
+    if (cm_import_is_shuffle_step(x, rank))
+        return cm_import_shuffle_reshape(im, node, x, rank, dims);
     cm_tensor probe = {.name = node->output[0], .rank = rank};
     memcpy(probe.dims, dims, (size_t)rank * sizeof *dims);
     cm_status st = cm_import_check_dims(im, "reshaped feature map", &probe);
@@ -797,6 +836,12 @@ cm_status cm_import_reshape_activation(cm_import *im, const Onnx__NodeProto *nod
     if (probe.count != x->count)
         return cm_import_fail(im, node, CM_EINPUT, "changes the element count from %lld to %lld",
                               (long long)x->count, (long long)probe.count);
+    bool same_dims = rank == x->rank && !memcmp(dims, x->dims, (size_t)rank * sizeof *dims);
+    /* Over a single pixel, channels last is the channels-first data order. */
+    if (x->channels_last && !same_dims && x->rank == 4 && x->dims[1] * x->dims[2] > 1)
+        return cm_import_fail(im, node, CM_EINPUT, "reshapes a feature map whose channels a "
+                              "Transpose moved last (a change of data layout)");
+    probe.channels_last = x->channels_last && same_dims;
     cm_shape from = {0}, to = {0};
     if ((st = cm_import_chw(im, node, x, &from)) != CM_OK ||
         (st = cm_import_chw(im, node, &probe, &to)) != CM_OK)
@@ -806,6 +851,8 @@ cm_status cm_import_reshape_activation(cm_import *im, const Onnx__NodeProto *nod
         if (!t)
             return cm_error_nomem(im->err);
         t->source = x->source;
+        t->channels_last = probe.channels_last;
+        t->moved_by = probe.channels_last ? x->moved_by : NULL;
         t->q = x->q;
         t->has_q = x->has_q;
         return CM_OK;
@@ -822,6 +869,8 @@ cm_status cm_import_reshape_activation(cm_import *im, const Onnx__NodeProto *nod
  * the axes longer than 1 keep their relative order. */
 cm_status cm_import_transpose_activation(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x)
 {
+    if (x->shuffle_stage)
+        return cm_import_shuffle_transpose(im, node, x);
     int64_t perm[CM_MAX_RANK];
     int n = cm_attr_ints(node, "perm", perm, CM_MAX_RANK);
     if (n < 0) {
@@ -831,6 +880,10 @@ cm_status cm_import_transpose_activation(cm_import *im, const Onnx__NodeProto *n
     }
     if (n != x->rank)
         return cm_import_fail(im, node, CM_EINPUT, "perm has %d values for rank %d", n, x->rank);
+    bool moved = false;
+    cm_status st = cm_import_transpose_channels(im, node, x, perm, n, &moved);
+    if (st != CM_OK || moved)
+        return st;
     int64_t dims[CM_MAX_RANK], last = -1;
     for (int i = 0; i < n; i++) {
         if (perm[i] < 0 || perm[i] >= n)
@@ -881,6 +934,7 @@ const cm_op_entry cm_layer_ops[] = {
     {"BatchNormalization", op_batchnorm},
     {"Resize", op_resize},
     {"Upsample", op_upsample},
+    {"Split", cm_import_split},
     {"Pad", op_pad},
     {"Identity", op_pass_through},
     {"Dropout", op_pass_through},

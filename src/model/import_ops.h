@@ -13,6 +13,7 @@ typedef struct cm_op_entry {
 extern const cm_op_entry cm_layer_ops[]; /* import_layers.c */
 extern const cm_op_entry cm_shape_ops[]; /* import_const.c: work on constants or feature maps */
 extern const cm_op_entry cm_qonnx_ops[]; /* import_qonnx.c */
+extern const cm_op_entry cm_channel_ops[]; /* import_channels.c: Erf, LayerNormalization */
 
 cm_status cm_import_need(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in, int n_in,
                          int k, cm_tensor_kind kind);
@@ -25,5 +26,18 @@ cm_status cm_import_reshape_activation(cm_import *im, const Onnx__NodeProto *nod
 cm_status cm_import_concat_activations(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in,
                                        int n_in);
 cm_status cm_import_transpose_activation(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x);
+
+/* import_split.c: Split and Slice of a feature map's channels (slice layers), and
+ * ShuffleNet's channel shuffle, Reshape (N, g, C/g, H, W) -> Transpose (0, 2, 1, 3, 4)
+ * -> Reshape (N, C, H, W), which becomes one shuffle layer. */
+cm_status cm_import_split(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in, int n_in);
+cm_status cm_import_slice_activation(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in,
+                                     int n_in);
+/* True when a reshape of x to `rank` axes, or a transpose of x, is a step of a channel
+ * shuffle, which the two functions below then make (or refuse, naming the node). */
+bool cm_import_is_shuffle_step(const cm_tensor *x, int rank);
+cm_status cm_import_shuffle_reshape(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x,
+                                    int rank, const int64_t *dims);
+cm_status cm_import_shuffle_transpose(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x);
 
 #endif

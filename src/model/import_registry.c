@@ -33,5 +33,7 @@ cm_node_handler cm_import_handler_for(const char *domain, const char *op_type)
     if (!cm_import_is_onnx_domain(domain))
         return NULL;
     cm_node_handler h = lookup(cm_layer_ops, op_type);
+    if (!h)
+        h = lookup(cm_channel_ops, op_type);
     return h ? h : lookup(cm_shape_ops, op_type);
 }

@@ -68,6 +68,18 @@ static cm_status task_kind(const cm_layer *l, cm_nn2fpga_kind *kind, cm_error *e
         return CM_OK;
     case CM_OP_GLOBAL_POOL_AVG:
     case CM_OP_GLOBAL_POOL_MAX: *kind = CM_NN2FPGA_GLOBAL_POOL; return CM_OK;
+    case CM_OP_SLICE:
+    case CM_OP_SHUFFLE: /* its streams carry what a convolution's weights are laid out for */
+        return cm_error_set(err, CM_EINPUT, "layer %s (%s): the nn2fpga backend has no block "
+                            "that slices or reorders channels", l->name, cm_op_name(l->op));
+    case CM_OP_LAYERNORM: /* integer streams: no mean, variance or division per pixel */
+        return cm_error_set(err, CM_EINPUT, "layer %s (%s): the nn2fpga backend has no layer "
+                            "normalisation block", l->name, cm_op_name(l->op));
+    case CM_OP_UPSAMPLE:
+        if (l->interpolate)
+            return cm_error_set(err, CM_EINPUT, "layer %s (%s): the nn2fpga backend has no "
+                                "bilinear interpolation block", l->name, cm_op_name(l->op));
+        return CM_EUSAGE;
     default: return CM_EUSAGE; /* not a task of G */
     }
 }

@@ -1,6 +1,6 @@
 /* Window and reduction operators: MaxPool (with indices), AveragePool, the global
- * pools, ReduceMean/Sum/Max, Softmax, inference BatchNormalization, and Resize/Upsample
- * (nearest and linear). Sums divide once by their count, so that sums of exactly
+ * pools, ReduceMean/Sum/Max, Softmax, inference BatchNormalization, LayerNormalization,
+ * and Resize/Upsample (nearest and linear). Sums divide once by their count, so that sums of exactly
  * represented values give the same result in any order. */
 #include <math.h>
 #include <stdlib.h>
@@ -310,6 +310,72 @@ CM_RUN_KERNEL(cm_run_batch_norm)
         int64_t ch = (k / inner) % c;
         double v = (x->f[k] - in[3]->f[ch]) / sqrt(in[4]->f[ch] + eps);
         (*out)->f[k] = v * in[1]->f[ch] + in[2]->f[ch];
+    }
+    return CM_OK;
+}
+
+/* Scale or B of LayerNormalization: one value, or one per normalised element. */
+static cm_status layer_norm_operand(cm_run_ctx *cx, const cm_array *a, int k, int64_t len)
+{
+    if (!a->f)
+        return cm_run_fail(cx, CM_EINPUT, "input %d must be a float tensor, not %s", k,
+                           cm_dtype_name(a->dtype));
+    if (a->count != len && a->count != 1)
+        return cm_run_fail(cx, CM_EINPUT, "input %d has %lld values for %lld normalised ones", k,
+                           (long long)a->count, (long long)len);
+    return CM_OK;
+}
+
+/* The optional Mean and InvStdDev outputs: the input's dims with the normalised axes 1. */
+static cm_status layer_norm_stats(cm_run_ctx *cx, const cm_array *x, int axis, cm_array **out,
+                                  int n_out)
+{
+    int64_t dims[R];
+    for (int d = 0; d < x->rank; d++)
+        dims[d] = d < axis ? x->dims[d] : 1;
+    cm_status st = CM_OK;
+    for (int k = 1; st == CM_OK && k < n_out && k < 3; k++)
+        st = cm_run_new(cx, cm_run_float_type(cx, x->dtype), x->rank, dims, &out[k]);
+    return st;
+}
+
+/* LayerNormalization: each run of the axes from `axis` on is brought to zero mean and
+ * unit variance, then scaled and shifted (by one value, or one per element of the run). */
+CM_RUN_KERNEL(cm_run_layer_norm)
+{
+    cm_status st;
+    if ((st = need_float(cx, in, n_in, 0)) != CM_OK || (st = need_float(cx, in, n_in, 1)) != CM_OK)
+        return st;
+    const cm_array *x = in[0], *scale = in[1], *b = n_in > 2 ? in[2] : NULL;
+    int axis = cm_run_axis(cx, cm_run_attr_int(cx, "axis", -1), x->rank);
+    if (axis < 0)
+        return cx->err->code;
+    int64_t len = 1;
+    for (int d = axis; d < x->rank; d++)
+        len *= x->dims[d];
+    if ((st = layer_norm_operand(cx, scale, 1, len)) != CM_OK ||
+        (b && (st = layer_norm_operand(cx, b, 2, len)) != CM_OK))
+        return st;
+    double eps = cm_run_attr_float(cx, "epsilon", 1e-5);
+    if ((st = cm_run_new(cx, x->dtype, x->rank, x->dims, out)) != CM_OK ||
+        (st = layer_norm_stats(cx, x, axis, out, n_out)) != CM_OK)
+        return st;
+    for (int64_t g = 0; len > 0 && g < x->count / len; g++) {
+        const double *v = x->f + g * len;
+        double mean = 0.0, var = 0.0;
+        for (int64_t k = 0; k < len; k++)
+            mean += v[k];
+        mean /= (double)len;
+        for (int64_t k = 0; k < len; k++)
+            var += (v[k] - mean) * (v[k] - mean);
+        double inv = 1.0 / sqrt(var / (double)len + eps);
+        for (int64_t k = 0; k < len; k++)
+            (*out)->f[g * len + k] = (v[k] - mean) * inv * scale->f[scale->count == 1 ? 0 : k] +
+                                     (b ? b->f[b->count == 1 ? 0 : k] : 0.0);
+        if (n_out > 1 && out[1])
+            out[1]->f[g] = mean;
+        if (n_out > 2 && out[2])
+            out[2]->f[g] = inv;
     }
     return CM_OK;
 }

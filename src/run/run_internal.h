@@ -192,6 +192,8 @@ CM_RUN_KERNEL(cm_run_unsqueeze); CM_RUN_KERNEL(cm_run_transpose); CM_RUN_KERNEL(
 CM_RUN_KERNEL(cm_run_shape); CM_RUN_KERNEL(cm_run_gather); CM_RUN_KERNEL(cm_run_slice);
 CM_RUN_KERNEL(cm_run_expand); CM_RUN_KERNEL(cm_run_constant_of_shape);
 CM_RUN_KERNEL(cm_run_range); CM_RUN_KERNEL(cm_run_constant); CM_RUN_KERNEL(cm_run_pad);
+/* op_split.c */
+CM_RUN_KERNEL(cm_run_split);
 /* op_conv.c */
 CM_RUN_KERNEL(cm_run_conv); CM_RUN_KERNEL(cm_run_conv_integer); CM_RUN_KERNEL(cm_run_qlinear_conv);
 CM_RUN_KERNEL(cm_run_gemm_op); CM_RUN_KERNEL(cm_run_matmul); CM_RUN_KERNEL(cm_run_matmul_integer);
@@ -202,6 +204,7 @@ CM_RUN_KERNEL(cm_run_global_average_pool); CM_RUN_KERNEL(cm_run_global_max_pool)
 CM_RUN_KERNEL(cm_run_reduce_mean); CM_RUN_KERNEL(cm_run_reduce_sum);
 CM_RUN_KERNEL(cm_run_reduce_max); CM_RUN_KERNEL(cm_run_softmax);
 CM_RUN_KERNEL(cm_run_batch_norm); CM_RUN_KERNEL(cm_run_resize); CM_RUN_KERNEL(cm_run_upsample);
+CM_RUN_KERNEL(cm_run_layer_norm);
 /* op_quant.c */
 CM_RUN_KERNEL(cm_run_quant); CM_RUN_KERNEL(cm_run_bipolar_quant); CM_RUN_KERNEL(cm_run_trunc);
 CM_RUN_KERNEL(cm_run_multi_threshold); CM_RUN_KERNEL(cm_run_quantize_linear);

@@ -216,6 +216,9 @@ static bool fcn_pointwise(st_chain *c, const cm_design *d, int node, const cm_fc
         st_end(o, at);
     }
     c->out_words = l->channels;
+    /* A slice (a pointwise node) reads every channel and writes its range. */
+    if (l->kind == CM_FCN_RELU && d->graph->layers[n->layer].op == CM_OP_SLICE)
+        c->out_words = d->graph->layers[n->layer].out_shape.c;
     return true;
 }
 

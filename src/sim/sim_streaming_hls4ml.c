@@ -77,7 +77,7 @@ cm_status st_chain_hls4ml(const cm_design *d, int node, st_chain *c, cm_error *e
         st_run_ports(o, 1, rf, rf, rd, c->n_in, 1);
         return CM_OK;
     }
-    if (h.kind == CM_HLS4ML_COPY && l->op != CM_OP_CONCAT)
+    if ((h.kind == CM_HLS4ML_COPY || h.kind == CM_HLS4ML_INTERP) && l->op != CM_OP_CONCAT)
         return cm_error_set(err, CM_EINPUT, "node %s: no task model for hls4ml's %s", n->name, n->op);
     if (h.kind == CM_HLS4ML_GLOBAL_POOL) {
         st_run(o, h.spatial - 1, 1, 1, 1, 0);

@@ -66,7 +66,19 @@ MODELS = [
     ("inception_v3",    {"aux_logits": False, "init_weights": False}, 299, 13, False, True),
     ("densenet121",     {},                                           224, 14, True,  True),
     ("efficientnet_b0", {},                                           224, 17, False, False),
+    # ConvNeXt's blocks: permute, LayerNormalization (opset 17), Linear, GELU (Erf),
+    # Linear, permute; about 15 s to export.
+    ("convnext_tiny",   {},                                           224, 17, False, True),
+    # A segmentation head with bilinear Resize (the backbone without weights either);
+    # opset 11 writes the Resize with empty roi and scales and computed sizes.
+    ("lraspp_mobilenet_v3_large", {"weights_backbone": None},         224, 11, False, True),
+    # ShuffleNetV2: torch writes x.chunk(2, dim=1) as two Slices and the channel
+    # shuffle as Reshape to 5 axes, Transpose, Reshape; about 4 s each to export.
+    ("shufflenet_v2_x0_5", {},                                        224, 11, True,  True),
+    ("shufflenet_v2_x1_0", {},                                        224, 17, False, False),
 ]
+# Segmentation models return a dict; the test files hold its "out" tensor.
+SEGMENTATION = {"lraspp_mobilenet_v3_large"}
 BY_NAME = {m[0]: m for m in MODELS}
 
 SCRIPT = os.path.abspath(__file__)
@@ -95,7 +107,20 @@ def atomic_path(final):
 def build(name):
     _, kwargs, _, _, _, _ = BY_NAME[name]
     torch.manual_seed(0)
-    model = getattr(tvm, name)(weights=None, **kwargs)
+    if name in SEGMENTATION:
+        import torchvision.models.segmentation as seg
+
+        class Out(nn.Module):
+            def __init__(self, net):
+                super().__init__()
+                self.net = net
+
+            def forward(self, x):
+                return self.net(x)["out"]
+
+        model = Out(getattr(seg, name)(weights=None, **kwargs))
+    else:
+        model = getattr(tvm, name)(weights=None, **kwargs)
     model.eval()
     return model
 

@@ -12,4 +12,35 @@ if(CM_SYSTEM_PYTHON)
     COMMAND ${CM_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/models/make_zoo.py
             ${CM_TEST_MODELS_DIR}/zoo)
   set_tests_properties(generate_zoo_models PROPERTIES FIXTURES_SETUP zoo_models TIMEOUT 600)
+
+  # `cnnmap run` on ShuffleNetV2 (torch's Slices for chunk, the channel shuffles) against
+  # PyTorch and ONNX Runtime, with tests/run/check_float.py (see tests/run/README.md);
+  # tests/run/tests.cmake, which defines the run checks' environment, comes later.
+  set(cm_node_dir ${CMAKE_SOURCE_DIR}/build/node)
+  if(CM_NODE_DIR)
+    set(cm_node_dir ${CM_NODE_DIR})
+  endif()
+  set(cm_quick "")
+  if(CM_SANITIZE)
+    set(cm_quick --quick)
+  endif()
+  add_test(NAME run_float_shufflenet
+    COMMAND ${CM_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/run/check_float.py
+            $<TARGET_FILE:cnnmap_cli> ${CM_TEST_MODELS_DIR}/torchvision
+            --models shufflenet_v2_x0_5 --workdir ${CMAKE_CURRENT_BINARY_DIR}/run-float-shufflenet
+            ${cm_quick})
+  set_tests_properties(run_float_shufflenet PROPERTIES
+    ENVIRONMENT "CM_SHARED_DIR=${CM_SHARED_DIR};CM_NODE_MODULES=${cm_node_dir}/node_modules"
+    FIXTURES_REQUIRED torchvision_models TIMEOUT 900)
+endif()
+
+# The executor on the channel-wise operators of ConvNeXt and segmentation heads (GELU,
+# LayerNormalization between channel-moving Transposes, linear Resize), against numpy
+# and ONNX Runtime (tests/run/ort_run.js, when scripts/deps.sh installed it).
+if(CM_SYSTEM_PYTHON)
+  add_test(NAME run_channelwise
+    COMMAND ${CM_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/models/check_channelwise.py
+            $<TARGET_FILE:cnnmap_cli> ${CMAKE_CURRENT_BINARY_DIR}/run-channelwise)
+  set_tests_properties(run_channelwise PROPERTIES
+    ENVIRONMENT "CM_NODE_MODULES=${CMAKE_SOURCE_DIR}/build/node/node_modules" TIMEOUT 300)
 endif()

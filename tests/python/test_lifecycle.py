@@ -145,3 +145,18 @@ def test_long_calls_release_the_gil(test_models):
         t.join()
     assert len(r["points"]) == 2
     assert ticks[0] > 20
+
+
+def test_fpgaconvnet_export_refuses_what_it_cannot_describe(test_models, tmp_path):
+    # fpgaConvNet's partitions have no channel-shuffle layer type: the export names the
+    # design file and the layer instead of writing another type.
+    net = os.path.join(test_models, "torchvision", "shufflenet_v2_x0_5_noweights.onnx")
+    d = cnnmap.optimise(net, "zcu102", backend="fpgaconvnet", optimiser="none")
+    out = tmp_path / "fcn.json"
+    with pytest.raises(cnnmap.BadInput) as e:
+        d.export("fpgaconvnet", out)
+    assert e.value.message.startswith(d.path + ": layer ")
+    assert "(shuffle) has no fpgaConvNet layer type" in e.value.message
+    assert not out.exists()
+    d.export("report-md", out)  # the report describes any design
+    assert out.read_text().startswith("#")

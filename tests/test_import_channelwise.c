@@ -1,0 +1,301 @@
+/* Channel-wise operators of ConvNeXt and segmentation heads, built with onnx_builder:
+ * torch's GELU pattern imports as one activation, LayerNormalization between the
+ * Transposes that move channels last and back as a layer norm with a 1x1 convolution,
+ * and linear Resize as a bilinear upsample. The executor's outputs are checked against
+ * the formulas computed here in double precision (tests/models/check_channelwise.py
+ * checks the same operators against numpy and ONNX Runtime). */
+#include "test_support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cnnmap/model.h>
+#include <cnnmap/run.h>
+
+#include "onnx_builder.h"
+
+/* Loads the model both ways: as a layer graph (returned) and as a runner (in *r). */
+static cm_graph *load_both(Onnx__ModelProto *m, cm_runner **r)
+{
+    size_t len;
+    uint8_t *bytes = ob_pack(m, &len);
+    cm_error err = {0};
+    if (cm_runner_load_buffer(bytes, len, "built.onnx", NULL, r, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    free(bytes);
+    return cm_test_load_built(m, "built.onnx");
+}
+
+/* Refusal: exit code 2's status, with node and op named in the message. */
+static void expect_refused(Onnx__ModelProto *m, const char *node, const char *op)
+{
+    size_t len;
+    uint8_t *bytes = ob_pack(m, &len);
+    cm_graph *g = NULL;
+    cm_error err = {0};
+    assert_int_equal(cm_model_load_buffer(bytes, len, "bad.onnx", ".", &g, &err), CM_EINPUT);
+    assert_null(g);
+    assert_non_null(strstr(err.message, node));
+    assert_non_null(strstr(err.message, op));
+    free(bytes);
+    ob_model_free(m);
+}
+
+static cm_array *ramp(int rank, const int64_t *dims)
+{
+    cm_array *a = NULL;
+    cm_error err = {0};
+    assert_int_equal(cm_array_new(CM_DTYPE_FLOAT32, rank, dims, &a, &err), CM_OK);
+    for (int64_t k = 0; k < a->count; k++)
+        a->f[k] = (float)(sin(0.7 * (double)k) * 2.5);
+    return a;
+}
+
+static cm_array *run(cm_runner *r, const cm_array *x)
+{
+    cm_array *y = NULL;
+    cm_error err = {0};
+    if (cm_runner_execute(r, &x, 1, NULL, 1, &y, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    return y;
+}
+
+static double gelu(double x)
+{
+    return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+}
+
+/* x -> Div(sqrt 2) -> Erf -> Add 1 -> Mul(x, .) -> Mul 0.5, as torch exports nn.GELU. */
+static void gelu_nodes(Onnx__ModelProto *m, const char *x, const char *out)
+{
+    ob_init_float(m, "sqrt2", 0, NULL, (float[]){1.41421356f});
+    ob_init_float(m, "one", 0, NULL, (float[]){1.0f});
+    ob_init_float(m, "half", 0, NULL, (float[]){0.5f});
+    char in[64];
+    snprintf(in, sizeof in, "%s,sqrt2", x);
+    ob_node(m, "Div", "g_div", in, "g1");
+    ob_node(m, "Erf", "g_erf", "g1", "g2");
+    ob_node(m, "Add", "g_add", "g2,one", "g3");
+    snprintf(in, sizeof in, "%s,g3", x);
+    ob_node(m, "Mul", "g_mul", in, "g4");
+    ob_node(m, "Mul", "g_half", "g4,half", out);
+}
+
+static void test_gelu_pattern(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    const int64_t dims[4] = {1, 3, 4, 5};
+    ob_input(m, "x", 4, dims);
+    ob_init_float(m, "W", 4, (int64_t[]){6, 3, 1, 1}, NULL);
+    ob_node(m, "Conv", "conv", "x,W", "c");
+    gelu_nodes(m, "c", "y");
+    ob_output(m, "y", 4, NULL);
+    cm_runner *r = NULL;
+    cm_graph *g = load_both(m, &r);
+    assert_int_equal(g->n_layers, 2);
+    const cm_layer *a = &g->layers[1];
+    assert_int_equal(a->op, CM_OP_ACTIVATION);
+    assert_int_equal(a->activation, CM_ACT_GELU);
+    assert_string_equal(cm_activation_name(a->activation), "gelu");
+    assert_int_equal(a->inputs[0], 0);
+    assert_true(a->fusable);
+    assert_int_equal(a->out_shape.c, 6);
+    assert_int_equal(a->out_shape.w, 5);
+    assert_int_equal(g->outputs[0], 1);
+    /* the executor runs the file's nodes: compare with the formula on the conv's output */
+    cm_array *x = ramp(4, dims), *y = run(r, x);
+    const float *w = g->layers[0].weights;
+    assert_non_null(w);
+    for (int64_t o = 0; o < 6; o++)
+        for (int64_t p = 0; p < 20; p++) {
+            double c = 0.0;
+            for (int64_t i = 0; i < 3; i++)
+                c += (double)w[o * 3 + i] * x->f[i * 20 + p];
+            double want = gelu((double)(float)c);
+            assert_true(fabs(y->f[o * 20 + p] - want) <= 1e-5 * (1.0 + fabs(want)));
+        }
+    cm_array_free(x);
+    cm_array_free(y);
+    cm_runner_free(r);
+    cm_graph_free(g);
+}
+
+/* Erf alone is an activation of its own. */
+static void test_erf_alone(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 3, 3});
+    ob_node(m, "Erf", "erf", "x", "y");
+    ob_output(m, "y", 4, NULL);
+    cm_graph *g = cm_test_load_built(m, "erf.onnx");
+    assert_int_equal(g->n_layers, 1);
+    assert_int_equal(g->layers[0].activation, CM_ACT_ERF);
+    cm_graph_free(g);
+}
+
+/* ConvNeXt's block tail: permute(0,2,3,1), LayerNorm, Linear, permute(0,3,1,2). */
+static Onnx__ModelProto *layer_norm_block(const int64_t *back_perm, const char *after)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_opset(m, 17);
+    ob_input(m, "x", 4, (int64_t[]){1, 4, 3, 5});
+    ob_init_float(m, "gamma", 1, (int64_t[]){4}, (float[]){1.0f, 0.5f, -2.0f, 1.5f});
+    ob_init_float(m, "beta", 1, (int64_t[]){4}, (float[]){0.1f, -0.2f, 0.3f, 0.0f});
+    ob_init_float(m, "W", 2, (int64_t[]){4, 6}, NULL);
+    ob_init_float(m, "b", 1, (int64_t[]){6}, (float[]){1, 2, 3, 4, 5, 6});
+    Onnx__NodeProto *t = ob_node(m, "Transpose", "to_last", "x", "t");
+    ob_attr_ints(t, "perm", 4, (int64_t[]){0, 2, 3, 1});
+    Onnx__NodeProto *ln = ob_node(m, "LayerNormalization", "ln", "t,gamma,beta", "n");
+    ob_attr_int(ln, "axis", -1);
+    ob_attr_float(ln, "epsilon", 1e-6f);
+    ob_node(m, "MatMul", "fc", "n,W", "f");
+    ob_node(m, "Add", "fc_bias", "f,b", "fb");
+    if (after)
+        ob_node(m, after, "after", "fb", "fa");
+    Onnx__NodeProto *back = ob_node(m, "Transpose", "to_first", after ? "fa" : "fb", "y");
+    ob_attr_ints(back, "perm", 4, back_perm);
+    ob_output(m, "y", 4, NULL);
+    return m;
+}
+
+static void test_layer_norm_block(void **state)
+{
+    (void)state;
+    cm_runner *r = NULL;
+    cm_graph *g = load_both(layer_norm_block((int64_t[]){0, 3, 1, 2}, "Relu"), &r);
+    assert_int_equal(g->n_layers, 3); /* layernorm, conv (bias folded), relu */
+    const cm_layer *ln = &g->layers[0], *fc = &g->layers[1];
+    assert_int_equal(ln->op, CM_OP_LAYERNORM);
+    assert_string_equal(cm_op_name(ln->op), "layernorm");
+    assert_int_equal(ln->in_shape.c, 4);
+    assert_int_equal(ln->out_shape.h, 3);
+    assert_int_equal(ln->out_shape.w, 5);
+    assert_int_equal(ln->params, 8);
+    assert_true(fabs(ln->alpha - 1e-6) < 1e-9);
+    assert_int_equal(fc->op, CM_OP_CONV);
+    assert_int_equal(fc->kernel[0], 1);
+    assert_int_equal(fc->out_shape.c, 6);
+    assert_int_equal(fc->out_shape.h, 3);
+    assert_int_equal(fc->macs, 6 * 4 * 3 * 5);
+    assert_true(fc->has_bias);
+    assert_int_equal(g->layers[2].out_shape.c, 6);
+    /* executor: y[o][p] = relu(sum_c W[c][o] * ln(x[:, p])[c] + b[o]) */
+    cm_array *x = ramp(4, (int64_t[]){1, 4, 3, 5}), *y = run(r, x);
+    assert_int_equal(y->dims[1], 6);
+    const float gamma[4] = {1.0f, 0.5f, -2.0f, 1.5f}, beta[4] = {0.1f, -0.2f, 0.3f, 0.0f};
+    const float *w = fc->weights; /* O x C after the import's transposition */
+    for (int p = 0; p < 15; p++) {
+        double mean = 0, var = 0, n[4];
+        for (int c = 0; c < 4; c++)
+            mean += x->f[c * 15 + p] / 4.0;
+        for (int c = 0; c < 4; c++)
+            var += (x->f[c * 15 + p] - mean) * (x->f[c * 15 + p] - mean) / 4.0;
+        for (int c = 0; c < 4; c++)
+            n[c] = (x->f[c * 15 + p] - mean) / sqrt(var + 1e-6) * gamma[c] + beta[c];
+        for (int o = 0; o < 6; o++) {
+            double s = o + 1.0;
+            for (int c = 0; c < 4; c++)
+                s += (double)w[o * 4 + c] * n[c];
+            s = s > 0 ? s : 0;
+            assert_true(fabs(y->f[o * 15 + p] - s) <= 1e-5 * (1.0 + fabs(s)));
+        }
+    }
+    cm_array_free(x);
+    cm_array_free(y);
+    cm_runner_free(r);
+    cm_graph_free(g);
+}
+
+/* A Transpose that changes the layout stays refused, naming the node and operator:
+ * channels last moved elsewhere than back, a channels-last map reshaped, a plain
+ * transpose of the spatial axes. */
+static void test_layout_changes_refused(void **state)
+{
+    (void)state;
+    expect_refused(layer_norm_block((int64_t[]){0, 2, 1, 3}, NULL), "to_first", "Transpose");
+    expect_refused(layer_norm_block((int64_t[]){0, 3, 1, 2}, "Softmax"), "after", "Softmax");
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 4, 3, 5});
+    Onnx__NodeProto *t = ob_node(m, "Transpose", "swap_hw", "x", "y");
+    ob_attr_ints(t, "perm", 4, (int64_t[]){0, 1, 3, 2});
+    ob_output(m, "y", 4, NULL);
+    expect_refused(m, "swap_hw", "Transpose");
+    /* LayerNormalization over more than the channels */
+    m = ob_model_new();
+    ob_opset(m, 17);
+    ob_input(m, "x", 4, (int64_t[]){1, 4, 3, 5});
+    ob_init_float(m, "gamma", 1, (int64_t[]){5}, NULL);
+    ob_node(m, "LayerNormalization", "ln_w", "x,gamma", "y");
+    ob_output(m, "y", 4, NULL);
+    expect_refused(m, "ln_w", "LayerNormalization");
+}
+
+/* Linear Resize with the coordinate modes torch writes: bilinear upsamples, any scale. */
+static cm_graph *resize(const char *coord, const int64_t *sizes, const float *scales)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 3, 4});
+    if (sizes)
+        ob_init_int64(m, "sizes", 1, (int64_t[]){4}, sizes);
+    else
+        ob_init_float(m, "scales", 1, (int64_t[]){4}, scales);
+    Onnx__NodeProto *n = ob_node(m, "Resize", "up", sizes ? "x,,,sizes" : "x,,scales", "y");
+    ob_attr_string(n, "mode", "linear");
+    ob_attr_string(n, "coordinate_transformation_mode", coord);
+    ob_output(m, "y", 4, NULL);
+    return cm_test_load_built(m, "resize.onnx");
+}
+
+static void test_linear_resize(void **state)
+{
+    (void)state;
+    cm_graph *g = resize("half_pixel", NULL, (float[]){1, 1, 2, 2});
+    assert_int_equal(g->layers[0].op, CM_OP_UPSAMPLE);
+    assert_true(g->layers[0].interpolate);
+    assert_int_equal(g->layers[0].upsample[0], 2);
+    assert_int_equal(g->layers[0].out_shape.h, 6);
+    assert_int_equal(g->layers[0].out_shape.w, 8);
+    cm_graph_free(g);
+    g = resize("align_corners", (int64_t[]){1, 2, 5, 7}, NULL);
+    assert_true(g->layers[0].interpolate);
+    assert_int_equal(g->layers[0].upsample[0], 0); /* not an integer factor */
+    assert_int_equal(g->layers[0].out_shape.h, 5);
+    assert_int_equal(g->layers[0].out_shape.w, 7);
+    cm_graph_free(g);
+    g = resize("pytorch_half_pixel", NULL, (float[]){1, 1, 1.5f, 2.5f});
+    assert_int_equal(g->layers[0].out_shape.h, 4);
+    assert_int_equal(g->layers[0].out_shape.w, 10);
+    cm_graph_free(g);
+    /* a mode the importer does not know is refused, named */
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 3, 4});
+    ob_init_float(m, "scales", 1, (int64_t[]){4}, (float[]){1, 1, 2, 2});
+    Onnx__NodeProto *n = ob_node(m, "Resize", "cubic_up", "x,,scales", "y");
+    ob_attr_string(n, "mode", "cubic");
+    ob_output(m, "y", 4, NULL);
+    expect_refused(m, "cubic_up", "Resize");
+    m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 3, 4});
+    ob_init_float(m, "scales", 1, (int64_t[]){4}, (float[]){1, 1, 2, 2});
+    n = ob_node(m, "Resize", "crop_up", "x,,scales", "y");
+    ob_attr_string(n, "mode", "linear");
+    ob_attr_string(n, "coordinate_transformation_mode", "tf_crop_and_resize");
+    ob_output(m, "y", 4, NULL);
+    expect_refused(m, "crop_up", "Resize");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gelu_pattern),
+        cmocka_unit_test(test_erf_alone),
+        cmocka_unit_test(test_layer_norm_block),
+        cmocka_unit_test(test_layout_changes_refused),
+        cmocka_unit_test(test_linear_resize),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
