@@ -68,12 +68,6 @@ int cm_cli_save_design(const struct cm_design *d, const struct cm_design_run *ru
 int cm_cli_report_design(const struct cm_design *d, const struct cm_design_run *run, cm_cli_format format,
                          bool sdf, const char *origin, const char *output);
 
-/* When the design breaks a constraint: prints the first violation as the one error
- * line ("cnnmap: ORIGIN: no feasible design: ...") and returns exit code 3; 0 when
- * the design is feasible. */
-int cm_cli_design_violations(const struct cm_design *d, const struct cm_design_run *run,
-                             const char *origin);
-
 /* Parses a whole decimal number in [lo, hi] for option `name`; 0 or a usage exit code. */
 int cm_cli_parse_long(const char *command, const char *name, const char *text, long lo, long hi,
                       long *out);

@@ -119,12 +119,6 @@ int cm_cli_print_design(const cm_design *d, const cm_design_run *run, cm_cli_for
     return fflush(stdout) == 0 ? CM_OK : CM_EINTERNAL;
 }
 
-int cm_cli_design_violations(const cm_design *d, const cm_design_run *run, const char *origin)
-{
-    cm_error err = {0};
-    return cm_design_verdict(d, run, origin, &err) == CM_OK ? CM_OK : cm_cli_fail(&err);
-}
-
 int cm_cli_report_design(const cm_design *d, const cm_design_run *run, cm_cli_format format, bool sdf,
                          const char *origin, const char *output)
 {
@@ -149,10 +143,11 @@ int cm_cli_report_design(const cm_design *d, const cm_design_run *run, cm_cli_fo
 int cm_cli_design_outcome(const cm_design *d, const cm_design_run *run, const char *origin,
                           bool chose_latency)
 {
+    cm_error err = {0};
+    if (cm_design_outcome_status(d, run, origin, chose_latency, &err) != CM_OK)
+        return cm_cli_fail(&err);
     cm_violation v;
-    if (!chose_latency)
-        return cm_cli_design_violations(d, run, origin);
-    if (cm_design_check(d, &v, 1) > 0)
+    if (chose_latency && cm_design_check(d, &v, 1) > 0)
         fprintf(stderr, "cnnmap: warning: %s: the partitioned design breaks a constraint (%s); "
                         "the latency-driven design was chosen\n", origin, v.message);
     return CM_OK;

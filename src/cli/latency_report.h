@@ -40,8 +40,4 @@ int cm_cli_latency_evaluate(const char *path, cm_cli_format format, bool sdf);
 int cm_cli_design_outcome(const struct cm_design *d, const struct cm_design_run *run,
                           const char *origin, bool chose_latency);
 
-/* `export` of a latency-driven design file: report-md or fpgaconvnet; the other formats
- * are refused (exit 2). Returns an exit code. */
-int cm_cli_export_latency(const char *path, const char *format, const char *output);
-
 #endif
