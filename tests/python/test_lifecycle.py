@@ -151,3 +151,14 @@ def test_fpgaconvnet_export_refuses_what_it_cannot_describe(test_models, tmp_pat
     assert not out.exists()
     d.export("report-md", out)  # the report describes any design
     assert out.read_text().startswith("#")
+
+
+def test_save_into_a_missing_folder_is_bad_input(lenet_design, tmp_path):
+    d = cnnmap.load_design(lenet_design)
+    target = tmp_path / "no" / "such" / "folder" / "d.json"
+    with pytest.raises(cnnmap.BadInput) as e:
+        d.save(target)
+    assert e.value.code == 2 and str(target) in e.value.message
+    assert not (tmp_path / "no").exists()
+    saved = d.save(tmp_path / "copy.json")
+    assert filecmp.cmp(saved, lenet_design, shallow=False)
