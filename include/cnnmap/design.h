@@ -108,6 +108,10 @@ typedef struct cm_node_info {
 } cm_node_info;
 
 void cm_design_node_info(const cm_design *d, int node, cm_node_info *out);
+/* A node's three foldings and its cycles per sample: what searches read on their hot
+ * path, without filling a whole cm_node_info. */
+void cm_design_node_folding(const cm_design *d, int node, int64_t fold[3]);
+double cm_design_node_cycles(const cm_design *d, int node);
 
 /* The valid values of one folding variable of a node, ascending (channel factor,
  * eq. 8, and the backend's own rules). The array belongs to the design. */

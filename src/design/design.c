@@ -449,6 +449,13 @@ void cm_design_node_info(const cm_design *d, int i, cm_node_info *out)
     out->n_succ = n->n_succ;
 }
 
+void cm_design_node_folding(const cm_design *d, int node, int64_t fold[3])
+{
+    memcpy(fold, d->state[node].fold, 3 * sizeof *fold);
+}
+
+double cm_design_node_cycles(const cm_design *d, int node) { return d->state[node].cost.cycles; }
+
 const int64_t *cm_design_fold_values(const cm_design *d, int node, cm_fold which, int *count)
 {
     const cm_hd_values *v = &d->hd.nodes[node].fold[which];

@@ -9,17 +9,27 @@
  *
  * Beyond the paper:
  * - A first phase grows the slowest node of the start design (one partition, or one per
- *   place the backend can cut when one does not fit) before SAMO's cuts, and the best
- *   design met anywhere is the answer. SAMO's cuts from one partition keep every cut
- *   that still fits, and on a network of hundreds of nodes the merges that undo them
- *   take minutes (FINN's MobileNetV2); the first phase's design is at least as good as
- *   the first improving step from the start.
+ *   place the backend can cut when one does not fit) before any cut, and the best
+ *   design met anywhere is the answer; it is at least as good as the first improving
+ *   step from the start.
+ * - Cuts by headroom instead of SAMO's cuts. SAMO cuts the one-partition design
+ *   wherever a cut adds no violation, which from a network that does not fit is nearly
+ *   everywhere; the merges that undo hundreds of cuts one at a time ran out of budget
+ *   with tens to hundreds of partitions, each paying a reconfiguration. Here the
+ *   resource-minimal design is cut as seldom as a headroom allows (each partition
+ *   within that share of the board), for headrooms from the whole board down to a few
+ *   percent, each cut grown, the best kept: the trade between reconfigurations and
+ *   room to unroll, walked from one end until it stops paying. SAMO's merges then run
+ *   on the best.
  * - The cut-and-merge phase runs only when it can win: every design of two or more
  *   partitions costs at least one reconfiguration, so a fitting first-phase design
  *   faster than that is kept without it.
  * - A node no folding of which fits the board alone (or, without reconfiguration, nodes
  *   whose least uses of some resource add up to more than the board) proves at once
  *   that nothing fits.
+ * - Cheap growth: a candidate whose node alone takes its partition over a limit is not
+ *   applied, and a node that could not grow is not tried again in that partition's
+ *   growth unless it becomes the slowest.
  * - It stops by its own criterion or after an evaluation budget (cm_optimise_budget),
  *   so the same inputs give the same design on any machine; only a time limit the user
  *   gives is looked at on the clock. */
@@ -46,6 +56,8 @@ typedef struct rule_search {
     uint64_t budget;    /* design points allowed */
     double deadline;    /* the user's time limit as a cm_seconds_now() value; 0: none */
     bool out_of_budget, out_of_time;
+    uint32_t clock_skip;  /* calls of stopped() until the next look at the clock */
+    bool *blocked;        /* per node: could not grow since its partition's growth began */
     cm_design_point *incumbent; /* the best design met so far */
     int inc_bad;        /* its violations (INT_MAX: none yet) */
     double inc_cost;
@@ -58,8 +70,10 @@ static bool stopped(rule_search *s)
     if (!s->out_of_budget && !s->out_of_time) {
         if (s->tried >= s->budget)
             s->out_of_budget = true;
-        else if (s->deadline > 0 && cm_seconds_now() >= s->deadline)
-            s->out_of_time = true;
+        else if (s->deadline > 0 && s->clock_skip-- == 0) {
+            s->clock_skip = 1024; /* the clock costs more than a candidate's check */
+            s->out_of_time = cm_seconds_now() >= s->deadline;
+        }
     }
     return s->out_of_budget || s->out_of_time;
 }
@@ -132,9 +146,9 @@ static const candidate *larger_foldings(rule_search *s, int node, size_t *count)
     *count = 0;
     if (!all)
         return NULL;
-    cm_node_info n;
-    cm_design_node_info(s->d, node, &n);
-    int64_t now = n.fold_in * n.fold_out * n.fold_kernel;
+    int64_t f[3];
+    cm_design_node_folding(s->d, node, f);
+    int64_t now = f[0] * f[1] * f[2];
     size_t lo = 0, hi = m;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -179,13 +193,8 @@ static void save_partition(const cm_design *d, int p, int64_t *fold)
 {
     cm_partition_info info;
     cm_design_partition_info(d, p, &info);
-    for (int i = info.first; i <= info.last; i++) {
-        cm_node_info n;
-        cm_design_node_info(d, i, &n);
-        fold[3 * i] = n.fold_in;
-        fold[3 * i + 1] = n.fold_out;
-        fold[3 * i + 2] = n.fold_kernel;
-    }
+    for (int i = info.first; i <= info.last; i++)
+        cm_design_node_folding(d, i, &fold[3 * i]);
 }
 
 static void restore_partition(cm_design *d, int p, const int64_t *fold)
@@ -193,10 +202,10 @@ static void restore_partition(cm_design *d, int p, const int64_t *fold)
     cm_partition_info info;
     cm_design_partition_info(d, p, &info);
     for (int i = info.first; i <= info.last; i++) {
-        cm_node_info n;
-        cm_design_node_info(d, i, &n);
+        int64_t now[3];
+        cm_design_node_folding(d, i, now);
         const int64_t *f = &fold[3 * i];
-        if (n.fold_in != f[0] || n.fold_out != f[1] || n.fold_kernel != f[2])
+        if (now[0] != f[0] || now[1] != f[1] || now[2] != f[2])
             cm_design_set_folding(d, i, f[0], f[1], f[2]);
     }
 }
@@ -220,11 +229,8 @@ static double cycles_sum(const cm_design *d, int p)
     cm_partition_info info;
     cm_design_partition_info(d, p, &info);
     double sum = 0;
-    for (int i = info.first; i <= info.last; i++) {
-        cm_node_info n;
-        cm_design_node_info(d, i, &n);
-        sum += n.cycles;
-    }
+    for (int i = info.first; i <= info.last; i++)
+        sum += cm_design_node_cycles(d, i);
     return sum;
 }
 
@@ -247,6 +253,26 @@ static bool improves(const cm_design *d, int p, double time, double sum)
     return now < time || (now == time && cycles_sum(d, p) < sum);
 }
 
+/* Whether the node's own resources at folding `f`, in place of its current ones, take
+ * partition p over a limit of the board it keeps now. The neighbours that matching
+ * drags along are left out, so this only spares applying (propagating and re-timing
+ * the partition) a candidate that cannot keep the violations. */
+static bool overflows_alone(const cm_design *d, const cm_resources *part, const cm_resources *now,
+                            int node, const int64_t f[3])
+{
+    cm_resources at;
+    cm_design_node_cost_at(d, node, f[0], f[1], f[2], NULL, NULL, &at);
+    const cm_resources *max = cm_design_limits(d);
+    const int64_t p[5] = {part->dsp, part->bram18, part->uram, part->lut, part->ff};
+    const int64_t o[5] = {now->dsp, now->bram18, now->uram, now->lut, now->ff};
+    const int64_t a[5] = {at.dsp, at.bram18, at.uram, at.lut, at.ff};
+    const int64_t m[5] = {max->dsp, max->bram18, max->uram, max->lut, max->ff};
+    for (int k = 0; k < 5; k++)
+        if (p[k] <= m[k] && a[k] > o[k] && a[k] - o[k] > m[k] - p[k])
+            return true;
+    return false;
+}
+
 /* One step on partition p growing `node`: returns false when it cannot grow. A step
  * must keep a feasible design feasible; in a design that does not fit yet (other
  * partitions still too big), it must not add violations. It must also improve the
@@ -258,6 +284,12 @@ static bool grow_node(rule_search *s, int p, int node)
     save_partition(s->d, p, s->fold_before);
     int allowed = partition_violations(s->d, p);
     double time = partition_time(s->d, p), sum = cycles_sum(s->d, p);
+    cm_partition_info part;
+    cm_design_partition_info(s->d, p, &part);
+    int64_t f_now[3];
+    cm_resources r_now;
+    cm_design_node_folding(s->d, node, f_now);
+    cm_design_node_cost_at(s->d, node, f_now[0], f_now[1], f_now[2], NULL, NULL, &r_now);
     int64_t first_product = 0;
     double best_use = 0;
     bool found = false;
@@ -267,6 +299,10 @@ static bool grow_node(rule_search *s, int p, int node)
         if (found && c->product != first_product && cands[i - 1].product != c->product &&
             cands[i - 1].product != first_product)
             break;
+        /* Only candidates applied count against the budget: the check is a memoised
+         * lookup, and near a full board it rejects most of them. */
+        if (overflows_alone(s->d, &part.res, &r_now, node, c->f))
+            continue;
         s->tried++;
         if (apply(s->d, node, c->f) && partition_violations(s->d, p) <= allowed &&
             improves(s->d, p, time, sum)) {
@@ -297,7 +333,10 @@ static int by_cycles_desc(const void *a, const void *b)
 
 /* When the slowest node cannot grow, the next slowest in turn: the first frame also
  * waits on the nodes before and after the slowest (their fills and tails), so a
- * faster neighbour can still shorten the partition's time. */
+ * faster neighbour can still shorten the partition's time. A node that could not grow
+ * is not tried again in this partition's growth unless it becomes the slowest: the
+ * others' steps only take resources and time away, and trying every node after every
+ * step made growth quadratic (efficientnet_b0: 44 s). */
 static bool grow_any(rule_search *s, int p)
 {
     cm_partition_info info;
@@ -309,22 +348,27 @@ static bool grow_any(rule_search *s, int p)
     if (!order)
         return false;
     for (int i = 0; i < n; i++) {
-        cm_node_info ni;
-        cm_design_node_info(s->d, info.first + i, &ni);
-        order[i][0] = ni.cycles;
+        order[i][0] = cm_design_node_cycles(s->d, info.first + i);
         order[i][1] = info.first + i;
     }
     qsort(order, (size_t)n, sizeof *order, by_cycles_desc);
     bool grew = false;
-    for (int i = 0; i < n && !grew && !stopped(s); i++)
-        if ((int)order[i][1] != info.slowest_node)
-            grew = grow_node(s, p, (int)order[i][1]);
+    for (int i = 0; i < n && !grew && !stopped(s); i++) {
+        int node = (int)order[i][1];
+        if (node == info.slowest_node || s->blocked[node])
+            continue;
+        grew = grow_node(s, p, node);
+        s->blocked[node] = !grew;
+    }
     free(order);
     return grew;
 }
 
 static void optimise_partition(rule_search *s, int p)
 {
+    cm_partition_info info;
+    cm_design_partition_info(s->d, p, &info);
+    memset(s->blocked + info.first, 0, (size_t)(info.last - info.first + 1) * sizeof *s->blocked);
     while (!stopped(s) && grow_any(s, p))
         ;
 }
@@ -400,39 +444,102 @@ static bool try_merge(rule_search *s, int p, cm_design_point *keep)
     return false;
 }
 
+/* SAMO's merge scan. After a merge the scan goes on from the merged partition rather
+ * than from the first: a merge changes only its own partition, so the pairs before it
+ * stand as they were judged. */
 static void merge_phase(rule_search *s, cm_progress *bar)
 {
     cm_design_point *keep = cm_design_point_new(s->d);
     if (!keep)
         return;
-    bool merged = true;
-    while (merged && cm_design_partition_count(s->d) > 1 && !stopped(s)) {
-        merged = false;
-        int np = cm_design_partition_count(s->d);
-        for (int p = 0; p + 1 < np && !merged && !stopped(s); p++) {
-            if (!wants_merge(s->d, p) && !wants_merge(s->d, p + 1))
-                continue;
-            merged = try_merge(s, p, keep);
-        }
-        cm_progress_update(bar, 0.5 + 0.5 / (1 + cm_design_partition_count(s->d)), "merging");
+    for (int p = 0; p + 1 < cm_design_partition_count(s->d) && !stopped(s);) {
+        if ((wants_merge(s->d, p) || wants_merge(s->d, p + 1)) && try_merge(s, p, keep))
+            continue;
+        p++;
+        cm_progress_update(bar, 0.75 + 0.25 * p / cm_design_partition_count(s->d), "merging");
     }
     cm_design_point_free(keep);
 }
 
-/* SAMO's starting cuts: from one partition, cut at every allowed place in turn,
- * undoing a cut that makes a fitting design stop fitting. */
-static void initial_cuts(cm_design *d, rule_search *s)
+/* Partition p's largest share of any board resource. */
+static double partition_share(const cm_design *d, int p)
 {
-    for (int i = 0; i + 1 < cm_design_node_count(d) && !stopped(s); i++) {
-        if (!cm_design_can_cut_after(d, i))
+    cm_partition_info info;
+    cm_design_partition_info(d, p, &info);
+    const cm_resources *have = cm_design_limits(d);
+    const int64_t used[5] = {info.res.dsp, info.res.bram18, info.res.uram, info.res.lut, info.res.ff};
+    const int64_t max[5] = {have->dsp, have->bram18, have->uram, have->lut, have->ff};
+    double share = 0;
+    for (int k = 0; k < 5; k++) {
+        double u = max[k] > 0 ? (double)used[k] / (double)max[k] : (used[k] > 0 ? 1e300 : 0);
+        share = u > share ? u : share;
+    }
+    return share;
+}
+
+/* The resource-minimal design with the fewest cuts that leave every partition (that
+ * can be) within `cap` of each resource: from one partition per place the backend can
+ * cut, each partition takes in the next while their union stays within it and breaks
+ * no limit. Greedy filling gives the fewest partitions for a cap, since a partition's
+ * use only grows with what it holds. */
+static void cut_at_capacity(rule_search *s, double cap)
+{
+    cm_design *d = s->d;
+    cm_optimise_reset(d);
+    cm_design_split_all(d);
+    for (int p = 0; p + 1 < cm_design_partition_count(d) && !stopped(s);) {
+        cm_partition_info info;
+        cm_design_partition_info(d, p, &info);
+        int bad = partition_violations(d, p);
+        s->tried++;
+        if (cm_design_merge(d, p, NULL) != CM_OK) {
+            p++;
             continue;
-        int bad = violations(d);
-        if (cm_design_split(d, i, NULL) != CM_OK)
+        }
+        int now_bad = partition_violations(d, p);
+        double share = partition_share(d, p);
+        /* A partition too fast for the bandwidth (hls4ml streams a whole pixel a
+         * cycle) is fixed only by taking in a slower neighbour, whatever the cap. */
+        if ((now_bad == 0 && share <= cap) || (bad > 0 && now_bad <= bad && share <= 1.0))
             continue;
-        if (violations(d) > bad || (bad == 0 && violations(d) > 0)) {
-            cm_node_info n;
-            cm_design_node_info(d, i, &n);
-            cm_design_merge(d, n.partition, NULL);
+        cm_design_split(d, info.last, NULL);
+        p++;
+    }
+}
+
+/* The headrooms tried, from full partitions (fewest reconfigurations, least room to
+ * unroll) down to a few percent of the board (room to unroll at the price of more
+ * reconfigurations). */
+static const double RULE_CAPS[] = {1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.125, 0.09,
+                                   0.0625, 0.045, 0.03, 0.02};
+#define RULE_CAP_COUNT (sizeof RULE_CAPS / sizeof RULE_CAPS[0])
+/* Headrooms in a row that may fail to improve before the scan stops: the cost over the
+ * headroom is roughly convex (reconfigurations against unrolling). */
+#define RULE_CAP_PATIENCE 2
+
+/* Cuts for each headroom, every partition grown, the best design kept: the cost
+ * trades reconfigurations against room to unroll, and the headrooms walk that trade
+ * from one end until it stops paying. */
+static void capacity_cuts(rule_search *s, cm_progress *bar)
+{
+    int last_count = -1, stale = 0, best_bad = INT_MAX;
+    double best_cost = 0;
+    for (size_t c = 0; c < RULE_CAP_COUNT && stale < RULE_CAP_PATIENCE && !stopped(s); c++) {
+        cut_at_capacity(s, RULE_CAPS[c]);
+        int np = cm_design_partition_count(s->d);
+        if (np == last_count)
+            continue;
+        last_count = np;
+        optimise_all(s, bar, 0.25 + 0.5 * c / RULE_CAP_COUNT, 0.25 + 0.5 * (c + 1) / RULE_CAP_COUNT);
+        note_point(s);
+        int now_bad = violations(s->d);
+        double now_cost = cm_design_cost(s->d);
+        if (now_bad < best_bad || (now_bad == best_bad && now_cost < best_cost)) {
+            best_bad = now_bad;
+            best_cost = now_cost;
+            stale = 0;
+        } else {
+            stale++;
         }
     }
 }
@@ -446,6 +553,7 @@ static void rule_free(rule_search *s, int n)
     cm_design_point_free(s->incumbent);
     free(s->fold_before);
     free(s->fold_best);
+    free(s->blocked);
 }
 
 static void least_of(cm_resources *least, const cm_resources *r)
@@ -516,17 +624,20 @@ static void first_phase(rule_search *s, cm_progress *bar)
     note_point(s);
 }
 
-/* SAMO's cuts and merges, from the one-partition resource-minimal design; only when a
- * design of several partitions (at least one reconfiguration) can beat the incumbent. */
+/* Cuts at each headroom, then SAMO's merges from the best design met; only when a
+ * design of several partitions (at least one reconfiguration) can beat the incumbent.
+ * SAMO cuts the one-partition design wherever a cut adds no violation: from a design
+ * that does not fit, nearly everywhere, and undoing hundreds of cuts one merge at a
+ * time ran out of budget with tens to hundreds of partitions (efficientnet_b0 on a
+ * U250: 245 partitions, 62 s, where anneal finds 0.35 s). */
 static void partition_phase(rule_search *s, cm_progress *bar)
 {
     const cm_board *b = cm_design_board(s->d);
     if (!cm_design_options_of(s->d)->reconfiguration || stopped(s) ||
         (s->inc_bad == 0 && s->inc_cost <= b->reconfiguration_s))
         return;
-    cm_optimise_reset(s->d);
-    initial_cuts(s->d, s);
-    optimise_all(s, bar, 0.25, 0.5);
+    capacity_cuts(s, bar);
+    cm_design_point_restore(s->d, s->incumbent);
     merge_phase(s, bar);
     note_point(s);
 }
@@ -549,15 +660,17 @@ cm_status cm_optimise_rule(cm_design *d, const cm_optimise_options *o, cm_optimi
     rule_search s = {.d = d, .inc_bad = INT_MAX};
     int n = cm_design_node_count(d);
     s.incumbent = cm_design_point_new(d);
-    s.fold_before = malloc(3 * (size_t)(n > 0 ? n : 1) * sizeof *s.fold_before);
-    s.fold_best = malloc(3 * (size_t)(n > 0 ? n : 1) * sizeof *s.fold_best);
-    s.sorted = calloc((size_t)n, sizeof *s.sorted);
-    s.n_sorted = calloc((size_t)n, sizeof *s.n_sorted);
+    const size_t count = n > 0 ? (size_t)n : 1;
+    s.fold_before = malloc(3 * count * sizeof *s.fold_before);
+    s.fold_best = malloc(3 * count * sizeof *s.fold_best);
+    s.sorted = calloc(count, sizeof *s.sorted);
+    s.n_sorted = calloc(count, sizeof *s.n_sorted);
+    s.blocked = calloc(count, sizeof *s.blocked);
     s.budget = cm_optimise_budget(o, n);
     if (o->time_limit_s > 0)
         s.deadline = cm_seconds_now() + o->time_limit_s;
     cm_status st = s.incumbent && s.fold_before && s.fold_best &&
-                           s.sorted && s.n_sorted
+                           s.sorted && s.n_sorted && s.blocked
                        ? CM_OK
                        : cm_error_nomem(err);
     if (st != CM_OK) {
