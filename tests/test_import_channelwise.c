@@ -3,13 +3,17 @@
  * Transposes that move channels last and back as a layer norm with a 1x1 convolution,
  * and linear Resize as a bilinear upsample. The executor's outputs are checked against
  * the formulas computed here in double precision (tests/models/check_channelwise.py
- * checks the same operators against numpy and ONNX Runtime). */
+ * checks the same operators against numpy and ONNX Runtime). LayerNorm written out as
+ * torch.onnx does before opset 17 (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul,
+ * Add) is the same layer norm layer: built here, and in a small ConvNeXt and
+ * convnext_tiny exported at opsets 13 and 17 by tests/models/export_convnext13.py. */
 #include "test_support.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <cnnmap/model.h>
 #include <cnnmap/run.h>
@@ -234,6 +238,202 @@ static void test_layout_changes_refused(void **state)
     expect_refused(m, "ln_w", "LayerNormalization");
 }
 
+/* The same block with the LayerNorm written out, as torch.onnx writes it at opset 13;
+ * `power` is the exponent of the Pow (2 for a layer norm). */
+static Onnx__ModelProto *decomposed_block(float power, int64_t mean_axis)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_opset(m, 13);
+    ob_input(m, "x", 4, (int64_t[]){1, 4, 3, 5});
+    ob_init_float(m, "gamma", 1, (int64_t[]){4}, (float[]){1.0f, 0.5f, -2.0f, 1.5f});
+    ob_init_float(m, "beta", 1, (int64_t[]){4}, (float[]){0.1f, -0.2f, 0.3f, 0.0f});
+    ob_init_float(m, "W", 2, (int64_t[]){4, 6}, NULL);
+    ob_init_float(m, "b", 1, (int64_t[]){6}, (float[]){1, 2, 3, 4, 5, 6});
+    ob_init_float(m, "eps", 0, NULL, (float[]){1e-6f});
+    Onnx__NodeProto *t = ob_node(m, "Transpose", "to_last", "x", "t");
+    ob_attr_ints(t, "perm", 4, (int64_t[]){0, 2, 3, 1});
+    ob_attr_ints(ob_node(m, "ReduceMean", "mean", "t", "mu"), "axes", 1, &mean_axis);
+    ob_node(m, "Sub", "sub", "t,mu", "d");
+    ob_attr_float(ob_node(m, "Constant", "two", NULL, "p"), "value_float", power);
+    ob_node(m, "Pow", "pow", "d,p", "d2");
+    ob_attr_ints(ob_node(m, "ReduceMean", "var", "d2", "v"), "axes", 1, (int64_t[]){-1});
+    ob_node(m, "Add", "add_eps", "v,eps", "ve");
+    ob_node(m, "Sqrt", "sqrt", "ve", "sd");
+    ob_node(m, "Div", "div", "d,sd", "nd");
+    ob_node(m, "Mul", "mul", "nd,gamma", "ng");
+    ob_node(m, "Add", "add_beta", "beta,ng", "n");
+    ob_node(m, "MatMul", "fc", "n,W", "f");
+    ob_node(m, "Add", "fc_bias", "f,b", "fb");
+    ob_node(m, "Relu", "after", "fb", "fa");
+    Onnx__NodeProto *back = ob_node(m, "Transpose", "to_first", "fa", "y");
+    ob_attr_ints(back, "perm", 4, (int64_t[]){0, 3, 1, 2});
+    ob_output(m, "y", 4, NULL);
+    return m;
+}
+
+/* Written out or as one node, the same layers, and the executor the same outputs. */
+static void test_decomposed_layer_norm(void **state)
+{
+    (void)state;
+    cm_runner *r13 = NULL, *r17 = NULL;
+    cm_graph *g13 = load_both(decomposed_block(2.0f, -1), &r13);
+    cm_graph *g17 = load_both(layer_norm_block((int64_t[]){0, 3, 1, 2}, "Relu"), &r17);
+    assert_int_equal(g13->n_layers, 3);
+    assert_int_equal(g13->n_layers, g17->n_layers);
+    for (int i = 0; i < g13->n_layers; i++) {
+        const cm_layer *a = &g13->layers[i], *b = &g17->layers[i];
+        assert_int_equal(a->op, b->op);
+        assert_int_equal(a->macs, b->macs);
+        assert_int_equal(a->params, b->params);
+        assert_int_equal(a->out_shape.c, b->out_shape.c);
+        assert_int_equal(a->out_shape.h, b->out_shape.h);
+        assert_int_equal(a->has_bias, b->has_bias);
+    }
+    const cm_layer *ln = &g13->layers[0];
+    assert_int_equal(ln->op, CM_OP_LAYERNORM);
+    assert_string_equal(ln->name, "add_beta");
+    assert_true(fabs(ln->alpha - 1e-6) < 1e-9);
+    assert_non_null(ln->weights);
+    assert_true(ln->weights[2] == -2.0f && ln->bias[1] == -0.2f);
+    cm_array *x = ramp(4, (int64_t[]){1, 4, 3, 5}), *y13 = run(r13, x), *y17 = run(r17, x);
+    for (int64_t k = 0; k < y17->count; k++)
+        assert_true(fabs(y13->f[k] - y17->f[k]) <= 1e-5 * (1.0 + fabs(y17->f[k])));
+    cm_array_free(x);
+    cm_array_free(y13);
+    cm_array_free(y17);
+    cm_runner_free(r13);
+    cm_runner_free(r17);
+    cm_graph_free(g13);
+    cm_graph_free(g17);
+    /* what only the constants tell is checked: an exponent other than 2, a mean over
+     * another axis; refused naming the node */
+    expect_refused(decomposed_block(3.0f, -1), "pow", "Pow");
+    expect_refused(decomposed_block(2.0f, 1), "mean", "ReduceMean");
+}
+
+/* tests/models/export_convnext13.py's files, generated on first use (about 25 s), into
+ * dir; without Debian's python3 and torch (status 77) the test is skipped, except under
+ * CI. */
+static void convnext13(char *dir, size_t size)
+{
+    snprintf(dir, size, "%s/convnext13", CM_TEST_MODELS_DIR);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 " CM_SOURCE_DIR "/tests/models/export_convnext13.py '%s' >/dev/null",
+             dir);
+    int rc = system(cmd);
+    if (rc != 0 && WIFEXITED(rc) && WEXITSTATUS(rc) == 77) {
+        const char *ci = getenv("CI");
+        if (ci && strcmp(ci, "true") == 0)
+            fail_msg("/usr/bin/python3 with torch, torchvision and onnx is required under CI");
+        print_message("skipping: /usr/bin/python3 with torch, torchvision and onnx is missing\n");
+        skip();
+    }
+    assert_int_equal(rc, 0);
+}
+
+static cm_graph *load_path(const char *path)
+{
+    cm_graph *g = NULL;
+    cm_error err = {0};
+    if (cm_model_load(path, &g, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    return g;
+}
+
+static cm_array *run_file(const char *path, const cm_array *x)
+{
+    cm_runner *r = NULL;
+    cm_error err = {0};
+    if (cm_runner_load(path, &r, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    cm_array *y = run(r, x);
+    cm_runner_free(r);
+    return y;
+}
+
+static void expect_close(const cm_array *a, const cm_array *b, double tol)
+{
+    assert_int_equal(a->count, b->count);
+    for (int64_t k = 0; k < a->count; k++)
+        if (!(fabs(a->f[k] - b->f[k]) <= tol * (1.0 + fabs(b->f[k]))))
+            fail_msg("element %lld: %.9g against %.9g", (long long)k, a->f[k], b->f[k]);
+}
+
+/* A small ConvNeXt (stem, LayerNorm2d, one block): at opsets 13 and 17 the same layers,
+ * and the executor matches PyTorch on both. */
+static void test_small_convnext_opset13(void **state)
+{
+    (void)state;
+    char dir[256], p13[512], p17[512], px[512], py[512];
+    convnext13(dir, sizeof dir);
+    snprintf(p13, sizeof p13, "%s/block_opset13.onnx", dir);
+    snprintf(p17, sizeof p17, "%s/block_opset17.onnx", dir);
+    snprintf(px, sizeof px, "%s/block_x.npy", dir);
+    snprintf(py, sizeof py, "%s/block_y.npy", dir);
+    cm_graph *g13 = load_path(p13), *g17 = load_path(p17);
+    assert_int_equal(g13->n_layers, g17->n_layers);
+    int norms = 0;
+    for (int i = 0; i < g13->n_layers; i++) {
+        assert_int_equal(g13->layers[i].op, g17->layers[i].op);
+        assert_int_equal(g13->layers[i].params, g17->layers[i].params);
+        norms += g13->layers[i].op == CM_OP_LAYERNORM;
+    }
+    assert_int_equal(norms, 2);
+    cm_graph_free(g13);
+    cm_graph_free(g17);
+    cm_array *x = NULL, *want = NULL;
+    cm_error err = {0};
+    assert_int_equal(cm_array_load_npy(px, &x, &err), CM_OK);
+    assert_int_equal(cm_array_load_npy(py, &want, &err), CM_OK);
+    cm_array *y13 = run_file(p13, x), *y17 = run_file(p17, x);
+    expect_close(y13, want, 1e-5);
+    expect_close(y17, want, 1e-5);
+    cm_array_free(x);
+    cm_array_free(want);
+    cm_array_free(y13);
+    cm_array_free(y17);
+}
+
+/* convnext_tiny at opset 13 loads with the layers and MACs of the opset-17 file
+ * (tests/models/export_torchvision.py, same weights), and runs to the same output. */
+static void test_convnext_tiny_opset13(void **state)
+{
+    (void)state;
+    char dir[256], p13[512], p13w[512], p17[512], p17w[512];
+    convnext13(dir, sizeof dir);
+    snprintf(p13, sizeof p13, "%s/convnext_tiny_opset13_noweights.onnx", dir);
+    snprintf(p13w, sizeof p13w, "%s/convnext_tiny_opset13.onnx", dir);
+    cm_test_generated_model("torchvision/convnext_tiny_noweights.onnx", p17, sizeof p17);
+    cm_test_generated_model("torchvision/convnext_tiny.onnx", p17w, sizeof p17w);
+    cm_graph *g13 = load_path(p13), *g17 = load_path(p17);
+    assert_int_equal(g13->n_layers, g17->n_layers);
+    uint64_t macs = 0;
+    int norms = 0;
+    for (int i = 0; i < g13->n_layers; i++) {
+        const cm_layer *a = &g13->layers[i], *b = &g17->layers[i];
+        assert_int_equal(a->op, b->op);
+        assert_int_equal(a->activation, b->activation);
+        assert_int_equal(a->macs, b->macs);
+        assert_int_equal(a->params, b->params);
+        assert_int_equal(a->out_shape.c, b->out_shape.c);
+        assert_int_equal(a->out_shape.h, b->out_shape.h);
+        assert_true(fabs(a->alpha - b->alpha) <= 1e-12);
+        macs += a->macs;
+        norms += a->op == CM_OP_LAYERNORM;
+    }
+    assert_int_equal(norms, 23);
+    assert_true(macs == 4455531264ull);
+    cm_graph_free(g13);
+    cm_graph_free(g17);
+    cm_array *x = ramp(4, (int64_t[]){1, 3, 224, 224});
+    cm_array *y13 = run_file(p13w, x), *y17 = run_file(p17w, x);
+    expect_close(y13, y17, 1e-4);
+    cm_array_free(x);
+    cm_array_free(y13);
+    cm_array_free(y17);
+}
+
 /* Linear Resize with the coordinate modes torch writes: bilinear upsamples, any scale. */
 static cm_graph *resize(const char *coord, const int64_t *sizes, const float *scales)
 {
@@ -295,6 +495,9 @@ int main(void)
         cmocka_unit_test(test_erf_alone),
         cmocka_unit_test(test_layer_norm_block),
         cmocka_unit_test(test_layout_changes_refused),
+        cmocka_unit_test(test_decomposed_layer_norm),
+        cmocka_unit_test(test_small_convnext_opset13),
+        cmocka_unit_test(test_convnext_tiny_opset13),
         cmocka_unit_test(test_linear_resize),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,7 +34,7 @@ static const char *const SUPPORTED[] = {
     "Constant", "Shape", "Gather", "Slice", "Cast", "Floor", "Ceil", "Sqrt", "Exp", "Neg", "Abs",
     "Pow", "Equal", "Where", "Expand", "ConstantOfShape", "Range", "Min", "Max", "Sum", "Mean",
     "ReduceSum", "ReduceMax", "Erf", "QuantizeLinear", "DequantizeLinear", "QLinearConv",
-    "QLinearMatMul", "MatMulInteger", "ConvInteger",
+    "QLinearMatMul", "MatMulInteger", "ConvInteger", "LayerNormalization",
 };
 
 /* Tests of supported operators that are known not to pass, and why. */

@@ -13,7 +13,20 @@ typedef struct cm_op_entry {
 extern const cm_op_entry cm_layer_ops[]; /* import_layers.c */
 extern const cm_op_entry cm_shape_ops[]; /* import_const.c: work on constants or feature maps */
 extern const cm_op_entry cm_qonnx_ops[]; /* import_qonnx.c */
-extern const cm_op_entry cm_channel_ops[]; /* import_channels.c: Erf, LayerNormalization */
+/* import_channels.c: Erf, LayerNormalization, and the steps of a LayerNorm written out
+ * (ReduceMean, Sub, Pow, Add, Sqrt, Div, Mul, handing other nodes to their own handler) */
+extern const cm_op_entry cm_channel_ops[];
+/* import_qcdq.c: QuantizeLinear, DequantizeLinear, integer Clip, QLinearConv, ... */
+extern const cm_op_entry cm_qcdq_ops[];
+
+/* The handler of an ONNX-domain op_type in the layer and shape tables, under the QCDQ and
+ * pattern handlers that look at a node first and hand the rest on; NULL if none. */
+cm_node_handler cm_import_base_handler(const char *op_type);
+
+/* Output 0 of node is x carrying annotation q: an alias of constant x, or of feature map
+ * x whose producer (layer or graph input) then has q as its output annotation. */
+cm_status cm_import_annotate(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x,
+                             cm_quant q);
 
 cm_status cm_import_need(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in, int n_in,
                          int k, cm_tensor_kind kind);

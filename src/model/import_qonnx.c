@@ -15,8 +15,8 @@ static cm_status scalar_input(cm_import *im, const Onnx__NodeProto *node, cm_ten
     return CM_OK;
 }
 
-/* Output 0 is input 0 carrying the annotation q. */
-static cm_status annotate(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x, cm_quant q)
+cm_status cm_import_annotate(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x,
+                             cm_quant q)
 {
     if (x->kind == CM_TENSOR_CONST) {
         cm_tensor *t = cm_import_alias_const(im, node->output[0], x);
@@ -74,7 +74,7 @@ static cm_status op_quant(cm_import *im, const Onnx__NodeProto *node, cm_tensor 
                   .is_signed = cm_attr_int(node, "signed", 1) != 0,
                   .narrow = cm_attr_int(node, "narrow", 0) != 0,
                   .scale = scale_of(n_in > 1 ? in[1] : NULL)};
-    return annotate(im, node, in[0], q);
+    return cm_import_annotate(im, node, in[0], q);
 }
 
 static cm_status op_bipolar_quant(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in,
@@ -84,7 +84,7 @@ static cm_status op_bipolar_quant(cm_import *im, const Onnx__NodeProto *node, cm
         return cm_import_fail(im, node, CM_EINPUT, "input 0 is missing");
     cm_quant q = {.bits = 1, .quantised = true, .is_signed = true,
                   .scale = scale_of(n_in > 1 ? in[1] : NULL)};
-    return annotate(im, node, in[0], q);
+    return cm_import_annotate(im, node, in[0], q);
 }
 
 static cm_status op_trunc(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in, int n_in)
@@ -99,7 +99,7 @@ static cm_status op_trunc(cm_import *im, const Onnx__NodeProto *node, cm_tensor 
     q.bits = (int)bits;
     q.quantised = true;
     q.scale = scale_of(n_in > 1 ? in[1] : NULL);
-    return annotate(im, node, in[0], q);
+    return cm_import_annotate(im, node, in[0], q);
 }
 
 /* FINN data type names: INT4, UINT8, BIPOLAR, BINARY. The width is parsed by hand,
@@ -153,7 +153,7 @@ static cm_status op_multithreshold(cm_import *im, const Onnx__NodeProto *node, c
         q.bits = (int)ceil(log2((double)steps + 1.0));
         q.is_signed = cm_attr_float(node, "out_bias", 0.0) < 0;
     }
-    return annotate(im, node, in[0], q);
+    return cm_import_annotate(im, node, in[0], q);
 }
 
 const cm_op_entry cm_qonnx_ops[] = {
