@@ -1,6 +1,7 @@
 /* Rule-based optimiser tests: a hand-solvable hls4ml case on a custom board, the
- * resource-minimal design as a floor on LeNet and CNV, determinism, and the exit
- * condition when nothing fits. */
+ * resource-minimal design as a floor on LeNet and CNV, determinism, the exit
+ * condition when nothing fits, and the partition phase against a proven bound on
+ * networks that need several partitions. */
 #include "test_support.h"
 #include "onnx_builder.h"
 
@@ -143,6 +144,39 @@ static void test_cnv_finn_zedboard(void **state)
     cm_design_free(d);
 }
 
+/* A network whose resource-minimal design does not fit one partition: no single
+ * partition fits (minimal folding uses the least of every resource), so every design
+ * pays at least one reconfiguration, and that is a lower bound on its latency. The
+ * partition phase must end within 2x of it: SAMO's cut-everywhere-then-merge left
+ * efficientnet_b0 with 245 partitions and 62 s, and googlenet with 93 and 23.5 s. */
+static void test_partitions_near_bound(void **state)
+{
+    (void)state;
+    const char *nets[] = {"torchvision/efficientnet_b0_noweights.onnx",
+                          "torchvision/googlenet_noweights.onnx"};
+    for (size_t k = 0; k < sizeof nets / sizeof nets[0]; k++) {
+        char path[1024];
+        cm_test_generated_model(nets[k], path, sizeof path);
+        cm_design *d = design_from_file(path, "u250", CM_BACKEND_FPGACONVNET);
+        int first = 0, count;
+        assert_int_equal(cm_design_set_partitions(d, &first, 1, NULL), CM_OK);
+        for (int i = 0; i < cm_design_node_count(d); i++)
+            cm_design_set_folding(d, i, cm_design_fold_values(d, i, CM_FOLD_IN, &count)[0],
+                                  cm_design_fold_values(d, i, CM_FOLD_OUT, &count)[0],
+                                  cm_design_fold_values(d, i, CM_FOLD_KERNEL, &count)[0]);
+        assert_false(cm_design_feasible(d));
+        const double bound = cm_design_board(d)->reconfiguration_s;
+        cm_optimise_result r = run_rule(d);
+        assert_false(r.stopped_early);
+        assert_true(cm_design_feasible(d));
+        cm_design_summary sum;
+        cm_design_summarise(d, &sum);
+        assert_true(sum.partitions >= 2);
+        assert_true(sum.latency_s <= 2 * bound);
+        cm_design_free(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_lenet_zc706),
         cmocka_unit_test(test_lenet_zedboard_infeasible),
         cmocka_unit_test(test_cnv_finn_zedboard),
+        cmocka_unit_test(test_partitions_near_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
