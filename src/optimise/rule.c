@@ -477,6 +477,27 @@ static double partition_share(const cm_design *d, int p)
     return share;
 }
 
+/* A partition that still breaks a limit after the greedy pass (the last one, with no
+ * neighbour after it to take in, or one whose next neighbour would not fit) joins the
+ * partition before it when the union breaks fewer limits than the two apart. */
+static void absorb_backwards(rule_search *s)
+{
+    cm_design *d = s->d;
+    for (int p = cm_design_partition_count(d) - 1; p > 0 && !stopped(s); p--) {
+        int bad = partition_violations(d, p);
+        if (bad == 0)
+            continue;
+        bad += partition_violations(d, p - 1);
+        cm_partition_info info;
+        cm_design_partition_info(d, p - 1, &info);
+        s->tried++;
+        if (cm_design_merge(d, p - 1, NULL) != CM_OK)
+            continue;
+        if (partition_violations(d, p - 1) >= bad)
+            cm_design_split(d, info.last, NULL);
+    }
+}
+
 /* The resource-minimal design with the fewest cuts that leave every partition (that
  * can be) within `cap` of each resource: from one partition per place the backend can
  * cut, each partition takes in the next while their union stays within it and breaks
@@ -505,6 +526,7 @@ static void cut_at_capacity(rule_search *s, double cap)
         cm_design_split(d, info.last, NULL);
         p++;
     }
+    absorb_backwards(s);
 }
 
 /* The headrooms tried, from full partitions (fewest reconfigurations, least room to
