@@ -322,46 +322,43 @@ static bool grow_node(rule_search *s, int p, int node)
     return found;
 }
 
-static int by_cycles_desc(const void *a, const void *b)
-{
-    const double x = ((const double *)a)[0], y = ((const double *)b)[0];
-    if (x != y)
-        return x < y ? 1 : -1;
-    const double i = ((const double *)a)[1], j = ((const double *)b)[1];
-    return (i > j) - (i < j);
-}
-
 /* When the slowest node cannot grow, the next slowest in turn: the first frame also
  * waits on the nodes before and after the slowest (their fills and tails), so a
  * faster neighbour can still shorten the partition's time. A node that could not grow
  * is not tried again in this partition's growth unless it becomes the slowest: the
  * others' steps only take resources and time away, and trying every node after every
  * step made growth quadratic (efficientnet_b0: 44 s). */
+/* The slowest node of partition p, other than `skip`, not blocked (ties: the first). */
+static int next_slowest(const rule_search *s, const cm_partition_info *info, int skip)
+{
+    int best = -1;
+    double best_cycles = 0;
+    for (int i = info->first; i <= info->last; i++) {
+        if (i == skip || s->blocked[i])
+            continue;
+        double c = cm_design_node_cycles(s->d, i);
+        if (best < 0 || c > best_cycles) {
+            best = i;
+            best_cycles = c;
+        }
+    }
+    return best;
+}
+
 static bool grow_any(rule_search *s, int p)
 {
     cm_partition_info info;
     cm_design_partition_info(s->d, p, &info);
     if (grow_node(s, p, info.slowest_node))
         return true;
-    const int n = info.last - info.first + 1;
-    double(*order)[2] = malloc((size_t)n * sizeof *order);
-    if (!order)
-        return false;
-    for (int i = 0; i < n; i++) {
-        order[i][0] = cm_design_node_cycles(s->d, info.first + i);
-        order[i][1] = info.first + i;
+    /* A failed step restores the partition, so the cycles (and this order) stand until
+     * a step succeeds; each failure blocks its node, so the scans stay linear. */
+    for (int node; !stopped(s) && (node = next_slowest(s, &info, info.slowest_node)) >= 0;) {
+        if (grow_node(s, p, node))
+            return true;
+        s->blocked[node] = true;
     }
-    qsort(order, (size_t)n, sizeof *order, by_cycles_desc);
-    bool grew = false;
-    for (int i = 0; i < n && !grew && !stopped(s); i++) {
-        int node = (int)order[i][1];
-        if (node == info.slowest_node || s->blocked[node])
-            continue;
-        grew = grow_node(s, p, node);
-        s->blocked[node] = !grew;
-    }
-    free(order);
-    return grew;
+    return false;
 }
 
 static void optimise_partition(rule_search *s, int p)
