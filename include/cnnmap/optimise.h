@@ -39,6 +39,8 @@ cm_status cm_optimiser_parse(const char *name, cm_optimiser *out, cm_error *err)
  * (MobileNetV2 a8w6 on a ZCU102, fpgaConvNet, proves its optimum in about 220,000); its
  * time limit without --time-limit is only a safety cap of 600 s. */
 #define CM_OPTIMISE_EXACT_NODES 2000000
+/* The most threads an optimiser runs on (--threads). */
+#define CM_OPTIMISE_MAX_THREADS 64
 
 typedef struct cm_optimise_options {
     cm_optimiser optimiser;
@@ -50,7 +52,12 @@ typedef struct cm_optimise_options {
     double enough_s;          /* > 0: exact answers "is there a design of at most this
                                * cost?" (--target-fps): it stops at the first such design
                                * and searches nothing that cannot beat it; 0: optimise */
+    int threads;              /* threads anneal's restarts run on (< 1: one); the
+                               * design found is the same for any number */
 } cm_optimise_options;
+
+/* The number of online cores, within 1 to CM_OPTIMISE_MAX_THREADS (--threads' default). */
+int cm_optimise_default_threads(void);
 
 /* The budget of design points rule and anneal run with on a design of `nodes` nodes. */
 uint64_t cm_optimise_budget(const cm_optimise_options *o, int nodes);

@@ -17,7 +17,8 @@ const char cm_cli_optimise_usage[] =
     "usage: cnnmap optimise MODEL --board BOARD [--backend B] [--objective latency|throughput]\n"
     "                       [--batch N] [--optimiser O] [--no-reconf] [--seed N]\n"
     "                       [--time-limit SECONDS] [--clock MHZ] [--bits N] [-o DESIGN.json]\n"
-    "                       [--json | --csv] [--quiet] [--max-util F] [--target-fps F]\n\n"
+    "                       [--json | --csv] [--quiet] [--max-util F] [--target-fps F]\n"
+    "                       [--threads N]\n\n"
     "Lays MODEL out on the streaming building blocks of a backend for BOARD, searches the\n"
     "folding of every node and the cuts into FPGA configurations, and prints the predicted\n"
     "latency, throughput and resources with a table per node and per partition.\n\n"
@@ -37,6 +38,8 @@ const char cm_cli_optimise_usage[] =
     "                       optimiser stops by its own criterion or budget, the same\n"
     "                       design on any machine: exact after 2e6 branch-and-bound nodes,\n"
     "                       nn2fpga after 5,000 a program, both under a 600 s safety cap)\n"
+    "  --threads N          threads for anneal's restarts and exact's segment programs, 1\n"
+    "                       to 64 (default: the machine's cores); the same design for any N\n"
     "  --clock MHZ          design clock (default: the board's)\n"
     "  --bits N             bit width of weights and activations that the model does not\n"
     "                       quantise (default 4 for finn; fpgaconvnet and hls4ml use 16)\n"
@@ -67,7 +70,7 @@ typedef struct optimise_args {
 enum { OPT_BOARD = 256, OPT_BACKEND, OPT_OBJECTIVE, OPT_BATCH, OPT_OPTIMISER, OPT_NO_RECONF,
        OPT_NO_WR, OPT_SEED, OPT_TIME, OPT_CLOCK, OPT_BITS, OPT_JSON, OPT_QUIET, OPT_SDF, OPT_CSV };
 
-enum { OPT_MAX_UTIL = 512, OPT_TARGET_FPS };
+enum { OPT_MAX_UTIL = 512, OPT_TARGET_FPS, OPT_THREADS };
 
 static int parse_option(int c, const char *arg, void *ctx)
 {
@@ -112,6 +115,10 @@ static int parse_option(int c, const char *arg, void *ctx)
     case OPT_TIME:
         rc = cm_cli_parse_double(cmd, "--time-limit", arg, 0.001, 1e7, &a->job.search.time_limit_s);
         break;
+    case OPT_THREADS:
+        rc = cm_cli_parse_long(cmd, "--threads", arg, 1, CM_OPTIMISE_MAX_THREADS, &v);
+        a->job.search.threads = (int)v;
+        break;
     case OPT_CLOCK:
         rc = cm_cli_parse_double(cmd, "--clock", arg, 1.0, 2000.0, &a->job.design.clock_mhz);
         break;
@@ -148,6 +155,7 @@ static int parse_args(int argc, char **argv, optimise_args *a)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"max-util", required_argument, NULL, OPT_MAX_UTIL},
         {"target-fps", required_argument, NULL, OPT_TARGET_FPS},
+        {"threads", required_argument, NULL, OPT_THREADS},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     cm_optimise_job_init(&a->job);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <cnnmap/nn2fpga.h>
+#include <cnnmap/optimise.h>
 
 #include "cli/cli.h"
 #include "cli/nn2fpga_report.h"
@@ -43,7 +44,9 @@ static const char usage[] =
     "                       which `evaluate` and `export` read\n"
     "  --json               print the summary object of cli.md with the nn2fpga keys\n"
     "  --csv                print the table of layers as CSV (the --json object's layers)\n"
-    "  --seed, --no-reconf  accepted; the backend is deterministic and has one partition\n";
+    "  --seed, --no-reconf, --threads N\n"
+    "                       accepted; the backend is deterministic, has one partition and\n"
+    "                       solves on one thread\n";
 
 typedef struct n2_args {
     const char *model, *board, *output;
@@ -53,7 +56,7 @@ typedef struct n2_args {
 } n2_args;
 
 enum { OPT_BOARD = 256, OPT_BACKEND, OPT_OBJECTIVE, OPT_BATCH, OPT_OPTIMISER, OPT_IGNORED,
-       OPT_SEED, OPT_TIME, OPT_CLOCK, OPT_BITS, OPT_JSON, OPT_CSV, OPT_NO_TR, OPT_NO_LM };
+       OPT_SEED, OPT_THREADS, OPT_TIME, OPT_CLOCK, OPT_BITS, OPT_JSON, OPT_CSV, OPT_NO_TR, OPT_NO_LM };
 
 static const char cmd[] = "optimise";
 
@@ -94,6 +97,8 @@ static int parse_option(int c, const char *arg, void *ctx)
         break;
     case OPT_OPTIMISER: return parse_optimiser(arg, a);
     case OPT_SEED: return cm_cli_parse_long(cmd, "--seed", arg, 0, LONG_MAX, &v);
+    case OPT_THREADS:
+        return cm_cli_parse_long(cmd, "--threads", arg, 1, CM_OPTIMISE_MAX_THREADS, &v);
     case OPT_TIME: return cm_cli_parse_double(cmd, "--time-limit", arg, 0.001, 1e7, &a->o.time_limit_s);
     case OPT_CLOCK: return cm_cli_parse_double(cmd, "--clock", arg, 1.0, 2000.0, &a->o.clock_mhz);
     case OPT_BITS:
@@ -121,6 +126,7 @@ static int parse_args(int argc, char **argv, n2_args *a)
         {"no-reconf", no_argument, NULL, OPT_IGNORED},
         {"quiet", no_argument, NULL, OPT_IGNORED},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"threads", required_argument, NULL, OPT_THREADS},
         {"time-limit", required_argument, NULL, OPT_TIME},
         {"clock", required_argument, NULL, OPT_CLOCK},
         {"bits", required_argument, NULL, OPT_BITS},

@@ -203,6 +203,7 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
     cm_status st = ex_problem_init(&p, d, deadline, err);
     p.setup_grace = deadline + fmax(EX_SETUP_GRACE_FRACTION * limit, EX_SETUP_GRACE_MIN_S);
     p.progress = o->progress;
+    p.threads = o->threads;
     p.bb_budget = o->max_nodes > 0 ? o->max_nodes : CM_OPTIMISE_EXACT_NODES;
     /* a hair above, so that the search may still find a design of equal cost */
     p.warm_ub = warm ? warm_cost * (1 + 1e-9) : INFINITY;

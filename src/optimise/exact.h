@@ -52,6 +52,7 @@ typedef struct ex_problem {
                             * cutoff before the search has an incumbent of its own */
     double enough_s;       /* > 0: an incumbent of at most this cost ends the search */
     bool progress;         /* draw a progress bar */
+    int threads;           /* threads a round's segment programs run on (< 1: one) */
     int64_t bb_nodes;      /* GLPK branch-and-bound nodes over every program so far */
     int64_t bb_budget;     /* ... and the most allowed */
     bool budget_hit;       /* the node budget stopped a program or the search */
@@ -79,7 +80,10 @@ typedef struct ex_segment {
  * machine; the time limit is only the user's cap (and, without one, a safety cap far
  * above what the budget takes on this project's models). EX_SETUP_WORK is the segment
  * set-up's (segments times nodes: each costs a pass over the design) before the cut
- * graph is given up as incomplete: about 20 s here. */
+ * graph is given up as incomplete: about 20 s here. The programs of one round of the
+ * search (exact_dp.c) run at once on cm_optimise_options.threads threads, each with the
+ * budget left when the round began, so a round may overrun it; the next round does not
+ * start. */
 #define EX_SETUP_WORK 500000000LL
 
 /* Whether the node budget or the deadline has ended the search. */

@@ -11,7 +11,13 @@
  * exact for the pairs its answer agrees with), then the program restricted to one
  * pair. Each round takes the shortest path under the bounds, which is a lower bound
  * on the optimum, and refines its inexact steps; once the path's steps are all exact
- * it is optimal. Another path over exact steps only gives the incumbent. */
+ * it is optimal. Another path over exact steps only gives the incumbent.
+ *
+ * A round's refinements touch only their own segments and read the bounds of the round's
+ * start, so they run at once on --threads threads, each program on a copy of the design
+ * (ex_evaluate_choice moves its foldings and cuts) with the counters of the round's
+ * start; their sums are added in path order. Nothing of this depends on the number of
+ * threads, which therefore never changes the answer. */
 #include "optimise/exact.h"
 
 #include <math.h>
@@ -19,6 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glpk.h>
+
+#include "design/design_copy.h"
+#include "optimise/parallel.h"
 #include "util/progress.h"
 
 /* Joint folding values across one cut beyond this are refused (a chain has one). */
@@ -511,7 +521,8 @@ static void mark_base_states(dp *g, dp_seg *sg)
     }
 }
 
-static cm_status solve_base(dp *g, dp_seg *sg, double cutoff, cm_error *err)
+static cm_status solve_base(dp *g, ex_problem *solver, dp_seg *sg, double cutoff,
+                            cm_error *err)
 {
     cm_status st = sg->base.choice ? CM_OK : sol_alloc(&sg->base, &sg->seg, err);
     if (st != CM_OK)
@@ -522,7 +533,7 @@ static cm_status solve_base(dp *g, dp_seg *sg, double cutoff, cm_error *err)
         sg->t_ok = calloc((size_t)g->cut[sg->b].n_states, 1);
     if (!sg->s_ok || !sg->t_ok)
         return cm_error_nomem(err);
-    st = ex_solve_segment(g->p, &sg->seg, NULL, cutoff, &sg->base, err);
+    st = ex_solve_segment(solver, &sg->seg, NULL, cutoff, &sg->base, err);
     if (st != CM_OK)
         return st;
     sg->base.lb = fmax(sg->base.lb, sg->lb0);
@@ -585,7 +596,8 @@ static cm_status add_ref(dp_seg *sg, int s, int t, ex_sol **out, cm_error *err)
 
 /* Solves the segment for one pair of states, into a new entry or (after a cutoff
  * that no longer holds) over the old one. */
-static cm_status solve_pair(dp *g, dp_seg *sg, int s, int t, double cutoff, cm_error *err)
+static cm_status solve_pair(dp *g, ex_problem *solver, dp_seg *sg, int s, int t,
+                            double cutoff, cm_error *err)
 {
     const ex_problem *p = g->p;
     int len = sg->seg.end - sg->seg.first;
@@ -602,25 +614,124 @@ static cm_status solve_pair(dp *g, dp_seg *sg, int s, int t, double cutoff, cm_e
     ex_sol *sol = old ? &old->sol : NULL;
     cm_status st = old ? CM_OK : add_ref(sg, s, t, &sol, err);
     if (st == CM_OK) {
-        st = ex_solve_segment(g->p, &sg->seg, allowed, cutoff, sol, err);
+        st = ex_solve_segment(solver, &sg->seg, allowed, cutoff, sol, err);
         sol->lb = fmax(sol->lb, sg->base.lb);
     }
     free(allowed);
     return st;
 }
 
-/* Refines one inexact step; *stuck when it cannot be (its program ran out of time). */
-static cm_status refine(dp *g, const dp_step *x, bool *stuck, cm_error *err)
+/* Whether an inexact step can be refined: not when its program ran out of time. */
+static bool refinable(const dp_step *x)
+{
+    const dp_seg *sg = x->sg;
+    if (!sg->solved || sg->base.cut_off)
+        return true;
+    const dp_ref *r = find_ref(sg, x->s, x->t);
+    return !((sg->s_ok[x->s] && sg->t_ok[x->t]) || (r && !r->sol.cut_off));
+}
+
+/* Refines one refinable step, solving its program with `solver` (the search's problem
+ * on a design of its own, design/design_copy.h). It writes only to the step's segment,
+ * so the steps of one path can be refined at once. */
+static cm_status refine(dp *g, ex_problem *solver, const dp_step *x, cm_error *err)
 {
     dp_seg *sg = x->sg;
     if (!sg->solved || sg->base.cut_off)
-        return solve_base(g, sg, cutoff_for(g, sg, x->s, x->t, true), err);
-    const dp_ref *r = find_ref(sg, x->s, x->t);
-    if ((sg->s_ok[x->s] && sg->t_ok[x->t]) || (r && !r->sol.cut_off)) {
-        *stuck = true;
-        return CM_OK;
+        return solve_base(g, solver, sg, cutoff_for(g, sg, x->s, x->t, true), err);
+    return solve_pair(g, solver, sg, x->s, x->t, cutoff_for(g, sg, x->s, x->t, false), err);
+}
+
+/* ---- refining a path's steps on several threads ---- */
+
+/* One step to refine in a round, with the problem it is solved under: the search's,
+ * on its lane's design, with the counters as they were when the round began. */
+typedef struct dp_task {
+    dp_step step;
+    ex_problem p;
+    cm_status st;
+    cm_error err;
+} dp_task;
+
+typedef struct dp_round {
+    dp *g;
+    dp_task *tasks;
+    cm_design *lane[CM_OPTIMISE_MAX_THREADS]; /* per lane, copied on first use */
+} dp_round;
+
+static void refine_task(void *ctx, int t, int lane)
+{
+    dp_round *r = ctx;
+    dp_task *k = &r->tasks[t];
+    k->p = *r->g->p;
+    k->p.ilps = 0;
+    k->p.evaluations = 0;
+    k->p.budget_hit = false;
+    k->st = CM_OK;
+    if (cm_seconds_now() >= k->p.deadline) /* only the user's clock, never the budget */
+        return;
+    if (!r->lane[lane])
+        k->st = cm_design_copy_new(r->g->p->d, &r->lane[lane], &k->err);
+    k->p.d = r->lane[lane];
+    if (k->st == CM_OK)
+        k->st = refine(r->g, &k->p, &k->step, &k->err);
+}
+
+/* GLPK keeps an environment per thread (Debian's is built with thread-local storage):
+ * a thread started for a round frees its own before it ends. */
+static void glpk_thread_end(void)
+{
+    glp_free_env();
+}
+
+/* Refines the round's steps on the search's threads, then adds up what they did in
+ * task order: the same sums, and the first error, whatever the number of threads. */
+static cm_status refine_all(dp_round *r, int n, cm_error *err)
+{
+    ex_problem *p = r->g->p;
+    int64_t start = p->bb_nodes;
+    cm_parallel_run(n, p->threads, refine_task, r, glpk_thread_end);
+    cm_status st = CM_OK;
+    for (int t = 0; t < n; t++) {
+        const dp_task *k = &r->tasks[t];
+        p->bb_nodes += k->p.bb_nodes - start;
+        p->ilps += k->p.ilps;
+        p->evaluations += k->p.evaluations;
+        p->budget_hit |= k->p.budget_hit;
+        if (st == CM_OK && k->st != CM_OK) {
+            st = k->st;
+            *err = k->err;
+        }
     }
-    return solve_pair(g, sg, x->s, x->t, cutoff_for(g, sg, x->s, x->t, false), err);
+    return st;
+}
+
+static void round_free(dp_round *r)
+{
+    for (int l = 0; l < CM_OPTIMISE_MAX_THREADS; l++)
+        if (r->lane[l]) {
+            r->g->p->evaluations += cm_design_evaluations(r->lane[l]);
+            cm_design_copy_free(r->lane[l]);
+        }
+    free(r->tasks);
+}
+
+/* The inexact steps of the path to refine this round: up to the first that cannot be
+ * (*stuck), as one thread would take them. */
+static int round_steps(const dp_step *steps, int n, dp_task *tasks, bool *stuck)
+{
+    int count = 0;
+    for (int i = 0; i < n && !*stuck; i++) {
+        double lb, ub;
+        step_cost(steps[i].sg, steps[i].s, steps[i].t, &lb, &ub);
+        if (!(ub > lb))
+            continue;
+        if (refinable(&steps[i]))
+            tasks[count++].step = steps[i];
+        else
+            *stuck = true;
+    }
+    return count;
 }
 
 /* ---- the search ---- */
@@ -659,9 +770,10 @@ static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
     dp_step steps[g->n_cuts];
     cm_progress bar;
     cm_progress_init(&bar, p->progress, "exact");
-    cm_status st = CM_OK;
+    dp_round round = {.g = g, .tasks = calloc((size_t)g->n_cuts, sizeof *round.tasks)};
+    cm_status st = round.tasks ? CM_OK : cm_error_nomem(err);
     bool stuck = false;
-    for (;;) {
+    while (st == CM_OK) {
         dp_pass(g);
         res->lb = g->lb[g->n_cuts - 1][0].cost;
         res->ub = g->ub[g->n_cuts - 1][0].cost;
@@ -676,15 +788,9 @@ static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
         }
         int n = backtrack(g, g->lb, steps);
         suffix_pass(g);
-        for (int i = 0; i < n && st == CM_OK && !stuck && !ex_out_of_work(p); i++) {
-            double lb, ub;
-            step_cost(steps[i].sg, steps[i].s, steps[i].t, &lb, &ub);
-            if (ub > lb)
-                st = refine(g, &steps[i], &stuck, err);
-        }
-        if (st != CM_OK)
-            break;
+        st = refine_all(&round, round_steps(steps, n, round.tasks, &stuck), err);
     }
+    round_free(&round);
     cm_progress_done(&bar);
     return st;
 }

@@ -4,6 +4,7 @@
 
 #include <strings.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "optimise/optimisers.h"
 #include "util/progress.h"
@@ -37,6 +38,12 @@ uint64_t cm_optimise_budget(const cm_optimise_options *o, int nodes)
     uint64_t budget = CM_OPTIMISE_WORK / (uint64_t)(nodes > 0 ? nodes : 1);
     budget = budget < CM_OPTIMISE_MAX_POINTS ? budget : CM_OPTIMISE_MAX_POINTS;
     return budget > CM_OPTIMISE_MIN_POINTS ? budget : CM_OPTIMISE_MIN_POINTS;
+}
+
+int cm_optimise_default_threads(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores < 1 ? 1 : cores > CM_OPTIMISE_MAX_THREADS ? CM_OPTIMISE_MAX_THREADS : (int)cores;
 }
 
 /* Every folding 1 in one partition; if that does not fit and reconfiguration is

@@ -27,6 +27,7 @@ void cm_optimise_job_init(cm_optimise_job *job)
     cm_design_options_init(&job->design);
     job->search.optimiser = CM_OPTIMISER_RULE;
     job->search.seed = 1;
+    job->search.threads = cm_optimise_default_threads();
     job->start_s = cm_seconds_now();
 }
 

@@ -21,7 +21,7 @@ typedef struct cm_optimise_job {
 cm_status cm_objective_parse(const char *name, cm_objective *out, cm_error *err);
 
 /* The CLI's defaults: cm_design_options_init's, optimiser rule, seed 1, no time limit,
- * no target; start_s now. */
+ * as many threads as online cores, no target; start_s now. */
 void cm_optimise_job_init(cm_optimise_job *job);
 
 /* Builds and optimises the design. On success *d is the design (the caller frees it)
