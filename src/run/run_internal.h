@@ -52,6 +52,7 @@ struct cm_runner {
     int *input_value, *output_value;
     int n_inputs, n_outputs;
     int64_t max_elements;        /* per tensor a kernel makes (cm_runner_set_max_elements) */
+    bool weights32_made;         /* the nodes' float32 weights exist (the first execute makes them) */
 };
 
 /* What a kernel sees of the node it runs. */

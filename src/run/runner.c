@@ -330,15 +330,17 @@ static cm_status fold_constants(cm_runner *r, cm_error *err)
     return st;
 }
 
-/* Float32 weights of products go to BLAS as floats: converted once, here. Float64
- * (QONNX) weights too, when their products can be exact in float32 (exact32.c). */
+/* Float32 weights of products go to BLAS as floats: converted once, on the first execute
+ * (loading a model only to read it, as the HLS lowering and the design files do, never
+ * needs them). Float64 (QONNX) weights too, when their products can be exact in float32
+ * (exact32.c). */
 static cm_status copy_weights32(cm_runner *r, cm_error *err)
 {
     for (int k = 0; k < r->n_nodes; k++) {
         cm_run_node *n = &r->nodes[k];
         bool conv = n->kernel == cm_run_conv, gemm = n->kernel == cm_run_gemm_op;
-        if (!conv && !gemm && n->kernel != cm_run_matmul)
-            continue;
+        if ((!conv && !gemm && n->kernel != cm_run_matmul) || n->weights32)
+            continue; /* (made by an earlier try that ran out of memory further on) */
         const cm_array *w = n->n_in > 1 && n->in[1] >= 0 ? r->consts[n->in[1]] : NULL;
         if (!w || !w->f || w->rank < 2)
             continue;
@@ -396,7 +398,7 @@ static cm_status build(cm_runner *r, cm_error *err)
                                 r->origin, r->outputs[k].name);
     if ((st = sort_nodes(r, err)) != CM_OK)
         return st;
-    if ((st = fold_constants(r, err)) != CM_OK || (st = copy_weights32(r, err)) != CM_OK)
+    if ((st = fold_constants(r, err)) != CM_OK)
         return st;
     r->last_use = malloc((size_t)r->n_values * sizeof *r->last_use);
     if (!r->last_use)
@@ -555,7 +557,8 @@ cm_status cm_runner_execute(cm_runner *r, const cm_array *const *inputs, int n_i
     }
     for (int k = 0; k < n_outputs; k++)
         keep[want[k]] = 1;
-    cm_status st = CM_OK;
+    cm_status st = r->weights32_made ? CM_OK : copy_weights32(r, err);
+    r->weights32_made = st == CM_OK;
     for (int k = 0; k < r->n_inputs && st == CM_OK; k++) {
         st = check_input(r, &r->inputs[k], inputs[k], false, err);
         /* a graph that lists one input twice feeds it the later tensor */

@@ -13,7 +13,8 @@
  * k in [lo, hi). Grows to cover what the run still needs. */
 typedef struct ring {
     int64_t *v;
-    int64_t mask; /* capacity - 1, capacity a power of two */
+    int64_t mask;  /* capacity - 1, capacity a power of two */
+    int64_t fits;  /* words below this fit as the ring is (its window's low end only rises) */
 } ring;
 
 typedef struct stream_run {
@@ -27,14 +28,27 @@ typedef struct stream_run {
 
 typedef enum wait_kind { WAIT_NONE, WAIT_WORDS, WAIT_ROOM } wait_kind;
 
+/* A port the task's current run moves words on: its stream and the words one iteration
+ * moves (the run's other ports are left out, so the per-iteration loops skip them). */
+typedef struct port_use {
+    stream_run *s;
+    int stream;
+    int words;
+    bool marks; /* a source's or sink's stream: frames are timed on its reads */
+} port_use;
+
 typedef struct task_run {
-    sim_seg seg;
+    /* the fields every visit reads first, together in the cache */
     int64_t left;      /* iterations left in seg */
-    int frame;
-    bool started, done, queued;
     int64_t next;      /* earliest start of the next iteration */
+    int n_in, n_out;
+    bool simple;       /* step_simple() times seg */
+    bool started, done, queued;
     wait_kind wait;    /* why it stopped when not done */
     int wait_stream;
+    port_use in[SIM_MAX_PORTS], out[SIM_MAX_PORTS]; /* the ports seg moves words on */
+    sim_seg seg;
+    int frame;
     int64_t *stall_by_stream; /* cycles waited per stream (words or room), lazily made */
 } task_run;
 
@@ -43,8 +57,8 @@ typedef struct engine {
     const sim_run_options *o;
     stream_run *s;
     task_run *t;
-    int *queue; /* ring of task indices */
-    int q_head, q_len;
+    int *queue; /* stack of task indices to visit */
+    int q_len;
     sim_run_result *r;
     bool nomem;
 } engine;
@@ -65,13 +79,20 @@ static bool ring_grow(ring *q, int64_t lo, int64_t hi)
     free(q->v);
     q->v = v;
     q->mask = cap - 1;
+    q->fits = lo + cap;
     return true;
+}
+
+/* Whether the ring has room for words [lo, hi) as it is. */
+static inline bool ring_holds(const ring *q, int64_t lo, int64_t hi)
+{
+    return q->v && hi - lo <= q->mask + 1;
 }
 
 /* Makes room for words [lo, hi), keeping them; false when out of memory. */
 static inline bool ring_fit(ring *q, int64_t lo, int64_t hi)
 {
-    return (q->v && hi - lo <= q->mask + 1) || ring_grow(q, lo, hi);
+    return ring_holds(q, lo, hi) || ring_grow(q, lo, hi);
 }
 
 static inline int64_t ring_get(const ring *q, int64_t k) { return q->v[k & q->mask]; }
@@ -84,17 +105,21 @@ static inline void ring_set(ring *q, int64_t k, int64_t x) { q->v[k & q->mask] =
  * before n; until then the word waits. */
 static void occupancy_advance(stream_run *s, sim_stream_stats *st)
 {
-    while (s->occ_next < s->nw) {
-        int64_t n = s->occ_next, w = ring_get(&s->wt, n);
-        while (s->occ_read < n && s->occ_read < s->nr && ring_get(&s->rt, s->occ_read) < w)
-            s->occ_read++;
-        if (s->occ_read < n && s->occ_read >= s->nr)
-            return; /* the reader has not got that far */
-        int64_t occ = n + 1 - s->occ_read;
-        if (occ > st->max_occupancy)
-            st->max_occupancy = occ;
-        s->occ_next++;
+    /* locals: the stores to st would otherwise make the compiler reload s's fields */
+    int64_t n = s->occ_next, m = s->occ_read, best = st->max_occupancy;
+    const int64_t nw = s->nw, nr = s->nr;
+    while (n < nw) {
+        int64_t w = ring_get(&s->wt, n);
+        while (m < n && m < nr && ring_get(&s->rt, m) < w)
+            m++;
+        if (m < n && m >= nr)
+            break; /* the reader has not got that far */
+        best = n + 1 - m > best ? n + 1 - m : best;
+        n++;
     }
+    s->occ_next = n;
+    s->occ_read = m;
+    st->max_occupancy = best;
 }
 
 /* The oldest word whose write and read cycles the run may still look up. */
@@ -111,35 +136,71 @@ static int64_t read_window_lo(const stream_run *s)
     return lo < 0 ? 0 : lo;
 }
 
-/* ---- the work list ---- */
+/* ---- the work list ----
+ * A stack: the task just woken runs next, while the streams it shares with the task that
+ * woke it are still in the cache (the figures do not depend on the order, engine.h). */
 
 static void wake(engine *e, int task)
 {
-    task_run *t = &e->t[task];
-    if (task < 0 || t->queued || t->done)
+    if (task < 0 || e->t[task].queued || e->t[task].done)
         return;
-    int cap = e->g->n_tasks;
-    e->queue[(e->q_head + e->q_len) % cap] = task;
-    e->q_len++;
-    t->queued = true;
+    e->queue[e->q_len++] = task;
+    e->t[task].queued = true;
+}
+
+/* Wakes the task only when it waits for `why` on `stream` and the stream now has what
+ * its next iteration needs: a waiting task cannot move until that stream changes (its
+ * other ports only get better while it waits), so any other visit would find it still
+ * waiting. */
+static void wake_if_waiting(engine *e, int task, int stream, wait_kind why)
+{
+    const task_run *t = &e->t[task < 0 ? 0 : task];
+    if (task < 0 || t->wait != why || t->wait_stream != stream)
+        return;
+    const stream_run *s = &e->s[stream];
+    const sim_stream_def *d = &e->g->streams[stream];
+    if (why == WAIT_WORDS ? s->nw - s->nr >= t->seg.rd[d->rport]
+                          : s->nr + s->depth - s->nw >= t->seg.wr[d->wport])
+        wake(e, task);
 }
 
 static int pop(engine *e)
 {
-    int task = e->queue[e->q_head];
-    e->q_head = (e->q_head + 1) % e->g->n_tasks;
-    e->q_len--;
+    int task = e->queue[--e->q_len];
     e->t[task].queued = false;
     return task;
 }
 
 /* ---- one task ---- */
 
+/* The ports of streams[0..n) with words[p] > 0, into out, in port order; their count. */
+static int used_ports(engine *e, const int *streams, int n, const int32_t *words, port_use *out)
+{
+    int k = 0;
+    for (int p = 0; p < n; p++) {
+        if (words[p] <= 0)
+            continue;
+        const sim_stream_def *d = &e->g->streams[streams[p]];
+        out[k++] = (port_use){&e->s[streams[p]], streams[p], words[p],
+                              d->source_words > 0 || d->sink_words > 0};
+    }
+    return k;
+}
+
+/* Whether step_simple() times the task's run. */
+static bool simple_run(const task_run *t)
+{
+    return t->n_in <= 1 && t->n_out <= 1 &&
+           (t->n_in == 0 || (t->in[0].words == 1 && !t->in[0].marks)) &&
+           (t->n_out == 0 || (t->out[0].words == 1 && !t->out[0].marks));
+}
+
 /* Loads the task's next run with iterations; false when its last frame is over. */
 static bool next_run(engine *e, int task)
 {
     task_run *t = &e->t[task];
-    const sim_program *p = &e->g->tasks[task].prog;
+    const sim_task_def *d = &e->g->tasks[task];
+    const sim_program *p = &d->prog;
     while (t->left == 0) {
         if (!t->started) {
             t->started = true;
@@ -159,6 +220,9 @@ static bool next_run(engine *e, int task)
         if (p->begin_frame)
             p->begin_frame(p->state);
     }
+    t->n_in = used_ports(e, d->in, d->n_in, t->seg.rd, t->in);
+    t->n_out = used_ports(e, d->out, d->n_out, t->seg.wr, t->out);
+    t->simple = simple_run(t);
     return true;
 }
 
@@ -177,110 +241,264 @@ static void note_stall(engine *e, int task, int stream, int64_t cycles)
     t->stall_by_stream[stream] += cycles;
 }
 
-/* Whether the next iteration's words and room are there; if not, why (in t->wait). */
-static bool ready(engine *e, int task)
+/* The start cycle of the next iteration, given the earliest one `next`, and the stream
+ * that held it back (-1: none):
+ * the last constraint found to bind, inputs first. */
+static inline int64_t start_cycle(const task_run *t, int64_t next, int *held_by, bool *starved)
 {
-    const sim_task_def *d = &e->g->tasks[task];
-    task_run *t = &e->t[task];
-    for (int p = 0; p < d->n_in; p++) {
-        const stream_run *s = &e->s[d->in[p]];
-        if (t->seg.rd[p] > 0 && s->nr + t->seg.rd[p] > s->nw) {
-            t->wait = WAIT_WORDS;
-            t->wait_stream = d->in[p];
-            return false;
-        }
-    }
-    for (int p = 0; p < d->n_out; p++) {
-        const stream_run *s = &e->s[d->out[p]];
-        if (t->seg.wr[p] > 0 && s->depth > 0 && s->nw + t->seg.wr[p] - 1 - s->depth >= s->nr) {
-            t->wait = WAIT_ROOM;
-            t->wait_stream = d->out[p];
-            return false;
-        }
-    }
-    t->wait = WAIT_NONE;
-    return true;
-}
-
-/* The start cycle of the next iteration and the stream that held it back (-1: none). */
-static int64_t start_cycle(engine *e, int task, int *held_by, bool *starved)
-{
-    const sim_task_def *d = &e->g->tasks[task];
-    const task_run *t = &e->t[task];
-    int64_t start = t->next;
+    int64_t start = next;
     *held_by = -1;
-    for (int p = 0; p < d->n_in; p++) {
-        if (t->seg.rd[p] == 0)
-            continue;
-        const stream_run *s = &e->s[d->in[p]];
-        int64_t avail = ring_get(&s->wt, s->nr + t->seg.rd[p] - 1);
+    for (int p = 0; p < t->n_in; p++) {
+        const stream_run *s = t->in[p].s;
+        int64_t avail = ring_get(&s->wt, s->nr + t->in[p].words - 1);
         if (avail > start) {
             start = avail;
-            *held_by = d->in[p];
+            *held_by = t->in[p].stream;
             *starved = true;
         }
     }
-    for (int p = 0; p < d->n_out; p++) {
-        const stream_run *s = &e->s[d->out[p]];
-        int64_t k = s->nw + t->seg.wr[p] - 1 - s->depth;
-        if (t->seg.wr[p] == 0 || s->depth == 0 || k < 0)
+    for (int p = 0; p < t->n_out; p++) {
+        const stream_run *s = t->out[p].s;
+        int64_t k = s->nw + t->out[p].words - 1 - s->depth;
+        if (s->depth == 0 || k < 0)
             continue;
         int64_t room = ring_get(&s->rt, k) + 1 - t->seg.latency;
         if (room > start) {
             start = room;
-            *held_by = d->out[p];
+            *held_by = t->out[p].stream;
             *starved = false;
         }
     }
     return start;
 }
 
-static void read_words(engine *e, int stream, int words, int64_t at)
+/* Frames whose first input word or last output word this read is: only the streams of
+ * the graph's source and sink have them. */
+static void note_frame_words(engine *e, const sim_stream_def *d, int64_t word, int64_t at)
 {
-    stream_run *s = &e->s[stream];
-    const sim_stream_def *d = &e->g->streams[stream];
-    if (!ring_fit(&s->rt, read_window_lo(s), s->nr + words)) {
-        e->nomem = true;
-        return;
+    if (d->source_words > 0 && word % d->source_words == 0) {
+        int64_t f = word / d->source_words;
+        if (f < e->r->frames && (e->r->in_first[f] < 0 || at < e->r->in_first[f]))
+            e->r->in_first[f] = at;
     }
-    for (int k = 0; k < words; k++, s->nr++) {
-        ring_set(&s->rt, s->nr, at);
-        if (d->source_words > 0 && s->nr % d->source_words == 0) {
-            int64_t f = s->nr / d->source_words;
-            if (f < e->r->frames && (e->r->in_first[f] < 0 || at < e->r->in_first[f]))
-                e->r->in_first[f] = at;
-        }
-        if (d->sink_words > 0 && (s->nr + 1) % d->sink_words == 0) {
-            int64_t f = s->nr / d->sink_words;
-            if (f < e->r->frames && at > e->r->out_last[f])
-                e->r->out_last[f] = at;
-        }
+    if (d->sink_words > 0 && (word + 1) % d->sink_words == 0) {
+        int64_t f = word / d->sink_words;
+        if (f < e->r->frames && at > e->r->out_last[f])
+            e->r->out_last[f] = at;
     }
-    occupancy_advance(s, &e->r->streams[stream]);
 }
 
-static void write_words(engine *e, int stream, int words, int64_t at)
+/* Ring room for the words below hi of stream k's read (or write) cycles: at once when an
+ * earlier check covers it, else from the window's low end, moved on by settling the
+ * occupancy of the words in it when the ring is full; false when out of memory. */
+static inline bool make_room(engine *e, int k, bool reads, int64_t hi)
 {
-    stream_run *s = &e->s[stream];
-    if (!ring_fit(&s->wt, write_window_lo(s), s->nw + words)) {
-        e->nomem = true;
-        return;
+    stream_run *s = &e->s[k];
+    ring *q = reads ? &s->rt : &s->wt;
+    if (hi <= q->fits)
+        return true;
+    int64_t lo = reads ? read_window_lo(s) : write_window_lo(s);
+    if (!ring_holds(q, lo, hi)) {
+        occupancy_advance(s, &e->r->streams[k]);
+        lo = reads ? read_window_lo(s) : write_window_lo(s);
+        if (!ring_fit(q, lo, hi))
+            return false;
     }
+    q->fits = lo + q->mask + 1;
+    return true;
+}
+
+/* Ring room for the next m iterations' reads and writes; false when out of memory. */
+static bool fit_batch(engine *e, const task_run *t, int64_t m)
+{
+    for (int p = 0; p < t->n_in; p++)
+        if (!make_room(e, t->in[p].stream, true, t->in[p].s->nr + m * t->in[p].words))
+            return false;
+    for (int p = 0; p < t->n_out; p++)
+        if (!make_room(e, t->out[p].stream, false, t->out[p].s->nw + m * t->out[p].words))
+            return false;
+    return true;
+}
+
+/* Iterations of the task's run that can start now with no other task moving: each input
+ * holds the words and each output the room of all of them. Stepping one by one reaches
+ * the same count, since the words and room a run sees only shrink while it runs alone.
+ * 0 when the next one cannot start, with why in t->wait: the first port in order,
+ * inputs before outputs, that lacks its words or room. */
+static inline int64_t batch_size(task_run *t)
+{
+    int64_t m = t->left;
+    for (int p = 0; p < t->n_in; p++) {
+        const stream_run *s = t->in[p].s;
+        int64_t w = t->in[p].words, n = s->nw - s->nr;
+        n = w == 1 ? n : n / w;
+        if (n == 0) {
+            t->wait = WAIT_WORDS;
+            t->wait_stream = t->in[p].stream;
+            return 0;
+        }
+        m = n < m ? n : m;
+    }
+    for (int p = 0; p < t->n_out; p++) {
+        const stream_run *s = t->out[p].s;
+        int64_t w = t->out[p].words, n = s->nr + s->depth - s->nw;
+        n = w == 1 ? n : n / w;
+        if (s->depth > 0 && n == 0) {
+            t->wait = WAIT_ROOM;
+            t->wait_stream = t->out[p].stream;
+            return 0;
+        }
+        m = s->depth > 0 && n < m ? n : m;
+    }
+    t->wait = WAIT_NONE;
+    return m;
+}
+
+static inline void read_words(engine *e, const port_use *u, int64_t at)
+{
+    stream_run *s = u->s;
+    for (int k = 0; k < u->words; k++, s->nr++) {
+        ring_set(&s->rt, s->nr, at);
+        if (u->marks)
+            note_frame_words(e, &e->g->streams[u->stream], s->nr, at);
+    }
+}
+
+static inline void write_words(const port_use *u, int64_t at)
+{
+    stream_run *s = u->s;
     if (at < s->last_wt)
         at = s->last_wt;
     s->last_wt = at;
-    for (int k = 0; k < words; k++, s->nw++)
+    for (int k = 0; k < u->words; k++, s->nw++)
         ring_set(&s->wt, s->nw, at);
-    e->r->streams[stream].words += words;
-    occupancy_advance(s, &e->r->streams[stream]);
+}
+
+/* step() for the commonest runs, at most one input and one output moving one word each
+ * on streams that time no frames: the same arithmetic without the port loops. */
+static void step_simple(engine *e, int task, int64_t m)
+{
+    task_run *t = &e->t[task];
+    sim_task_stats *st = &e->r->tasks[task];
+    stream_run *a = t->n_in ? t->in[0].s : NULL, *b = t->n_out ? t->out[0].s : NULL;
+    int a_id = t->n_in ? t->in[0].stream : -1, b_id = t->n_out ? t->out[0].stream : -1;
+    const int64_t lat = t->seg.latency, ii = t->seg.ii;
+    int64_t next = t->next;
+    for (int64_t j = 0; j < m; j++) {
+        int64_t start = next;
+        int held_by = -1;
+        bool starved = false;
+        if (a && ring_get(&a->wt, a->nr) > start) {
+            start = ring_get(&a->wt, a->nr);
+            held_by = a_id;
+            starved = true;
+        }
+        if (b && b->depth > 0 && b->nw - b->depth >= 0 &&
+            ring_get(&b->rt, b->nw - b->depth) + 1 - lat > start) {
+            start = ring_get(&b->rt, b->nw - b->depth) + 1 - lat;
+            held_by = b_id;
+            starved = false;
+        }
+        int64_t gap = start - next;
+        if (held_by >= 0 && gap > 0) {
+            if (starved)
+                st->starved_cycles += gap;
+            else
+                st->blocked_cycles += gap;
+            note_stall(e, task, held_by, gap);
+        }
+        if (a)
+            ring_set(&a->rt, a->nr++, start);
+        if (b) {
+            int64_t at = start + lat > b->last_wt ? start + lat : b->last_wt;
+            b->last_wt = at;
+            ring_set(&b->wt, b->nw++, at);
+        }
+        if (st->iterations == 0 && j == 0)
+            st->first_start = start;
+        next = start + ii;
+    }
+    if (b)
+        e->r->streams[b_id].words += m;
+    st->iterations += m;
+    e->r->iterations += (uint64_t)m;
+    st->busy_cycles += m * ii;
+    t->next = next;
+    st->last_end = next;
+    t->left -= m;
+}
+
+/* m iterations of the task's run, each timed as engine.h says (their words and room
+ * are there: batch_size). */
+static void step(engine *e, int task, int64_t m)
+{
+    task_run *t = &e->t[task];
+    sim_task_stats *st = &e->r->tasks[task];
+    int64_t next = t->next;
+    for (int64_t j = 0; j < m; j++) {
+        int held_by;
+        bool starved = false;
+        int64_t start = start_cycle(t, next, &held_by, &starved);
+        int64_t gap = start - next;
+        if (held_by >= 0 && gap > 0) {
+            if (starved)
+                st->starved_cycles += gap;
+            else
+                st->blocked_cycles += gap;
+            note_stall(e, task, held_by, gap);
+        }
+        for (int p = 0; p < t->n_in; p++)
+            read_words(e, &t->in[p], start);
+        for (int p = 0; p < t->n_out; p++)
+            write_words(&t->out[p], start + t->seg.latency);
+        if (st->iterations == 0 && j == 0)
+            st->first_start = start;
+        next = start + t->seg.ii;
+    }
+    for (int p = 0; p < t->n_out; p++)
+        e->r->streams[t->out[p].stream].words += m * t->out[p].words;
+    st->iterations += m;
+    e->r->iterations += (uint64_t)m;
+    st->busy_cycles += m * t->seg.ii;
+    t->next = next;
+    st->last_end = next;
+    t->left -= m;
+}
+
+/* A run that moves no words waits for nothing: up to m of its iterations at once, each
+ * ii after the last. Returns how many it took. */
+static int64_t step_free(engine *e, int task, int64_t m)
+{
+    task_run *t = &e->t[task];
+    sim_task_stats *st = &e->r->tasks[task];
+    if (m > t->left)
+        m = t->left;
+    if (st->iterations == 0)
+        st->first_start = t->next;
+    st->iterations += m;
+    e->r->iterations += (uint64_t)m;
+    st->busy_cycles += m * t->seg.ii;
+    t->next += m * t->seg.ii;
+    st->last_end = t->next;
+    t->left -= m;
+    return m;
+}
+
+/* Iterations until the next clock or cap check (at the same iteration counts as when
+ * stepping one by one). */
+static int64_t until_check(const engine *e)
+{
+    uint64_t done = e->r->iterations;
+    int64_t m = 4096 - (int64_t)(done & 4095);
+    if (e->o->max_iterations && (int64_t)(e->o->max_iterations - done) < m)
+        m = (int64_t)(e->o->max_iterations - done);
+    return m;
 }
 
 /* Runs the task's iterations until it waits or ends; true when it moved. */
 static bool advance(engine *e, int task)
 {
-    const sim_task_def *d = &e->g->tasks[task];
     task_run *t = &e->t[task];
-    sim_task_stats *st = &e->r->tasks[task];
     bool moved = false;
     while (!e->nomem) {
         if (t->left == 0 && !next_run(e, task)) {
@@ -288,7 +506,8 @@ static bool advance(engine *e, int task)
             t->wait = WAIT_NONE;
             break;
         }
-        if (!ready(e, task))
+        int64_t m = batch_size(t);
+        if (m == 0)
             break;
         if (e->o->max_iterations && e->r->iterations >= e->o->max_iterations)
             break;
@@ -298,32 +517,18 @@ static bool advance(engine *e, int task)
             e->r->stopped_early = true;
             break;
         }
-        int held_by;
-        bool starved = false;
-        int64_t start = start_cycle(e, task, &held_by, &starved);
-        int64_t gap = start - t->next;
-        if (held_by >= 0 && gap > 0) {
-            if (starved)
-                st->starved_cycles += gap;
-            else
-                st->blocked_cycles += gap;
-            note_stall(e, task, held_by, gap);
-        }
-        for (int p = 0; p < d->n_in; p++)
-            if (t->seg.rd[p] > 0)
-                read_words(e, d->in[p], t->seg.rd[p], start);
-        for (int p = 0; p < d->n_out; p++)
-            if (t->seg.wr[p] > 0)
-                write_words(e, d->out[p], t->seg.wr[p], start + t->seg.latency);
-        if (st->iterations == 0)
-            st->first_start = start;
-        st->iterations++;
-        e->r->iterations++;
-        st->busy_cycles += t->seg.ii;
-        t->next = start + t->seg.ii;
-        st->last_end = t->next;
-        t->left--;
+        int64_t cap = until_check(e);
+        m = m < cap ? m : cap;
         moved = true;
+        if (t->n_in + t->n_out == 0) {
+            step_free(e, task, m);
+        } else if (!fit_batch(e, t, m)) {
+            e->nomem = true;
+        } else if (t->simple) {
+            step_simple(e, task, m);
+        } else {
+            step(e, task, m);
+        }
     }
     return moved;
 }
@@ -458,8 +663,10 @@ static void engine_free(engine *e)
     free(e->queue);
 }
 
-/* Words still waiting for their occupancy at the end were never read after them (a
- * deadlock, or the frames ran out): everything unread counts as held. */
+/* The occupancy of the words not yet settled (it is settled only when a ring fills): the
+ * same walk as occupancy_advance for the words the reader got past; the others were
+ * never read after them (a deadlock, or the frames ran out): everything unread counts
+ * as held. */
 static void occupancy_settle(engine *e)
 {
     for (int i = 0; i < e->g->n_streams; i++) {
@@ -517,9 +724,9 @@ cm_status sim_run(const sim_graph *g, const sim_run_options *o, sim_run_result *
             continue;
         const sim_task_def *d = &g->tasks[task];
         for (int p = 0; p < d->n_in; p++)
-            wake(&e, g->streams[d->in[p]].writer);
+            wake_if_waiting(&e, g->streams[d->in[p]].writer, d->in[p], WAIT_ROOM);
         for (int p = 0; p < d->n_out; p++)
-            wake(&e, g->streams[d->out[p]].reader);
+            wake_if_waiting(&e, g->streams[d->out[p]].reader, d->out[p], WAIT_WORDS);
     }
     bool capped = false;
     for (int i = 0; i < g->n_tasks && !e.nomem; i++)

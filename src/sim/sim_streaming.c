@@ -366,6 +366,10 @@ static cm_status build_part(const cm_design *d, int p, sim_build *out, cm_error 
         const int64_t recorded = cm_design_fifo_depth(d, sim_stream_name(c.g, s));
         sim_stream_set_depth(c.g, s, recorded > 0 ? recorded : 2 * (c.burst[s] > 0 ? c.burst[s] : 1));
     }
+    /* every task gets its analytic cycles (0 for the sources and sinks, added without
+     * them): the record reads one per task */
+    if (st == CM_OK && !grow64(&c.cycles, &c.cap_tasks, sim_graph_tasks(c.g)))
+        st = cm_error_nomem(err);
     char label[64];
     snprintf(label, sizeof label, "partition %d", p);
     sim_part *part = NULL;
