@@ -45,6 +45,7 @@ static double f_sqrt(double x, const double *p) { (void)p; return sqrt(x); }
 static double f_floor(double x, const double *p) { (void)p; return floor(x); }
 static double f_ceil(double x, const double *p) { (void)p; return ceil(x); }
 static double f_erf(double x, const double *p) { (void)p; return erf(x); }
+static double f_reciprocal(double x, const double *p) { (void)p; return 1.0 / x; }
 static double f_leaky(double x, const double *p) { return x >= 0 ? x : x * (float)p[0]; }
 static double f_hard_sigmoid(double x, const double *p)
 {
@@ -69,6 +70,7 @@ UNARY_KERNEL(cm_run_sqrt, f_sqrt, false)
 UNARY_KERNEL(cm_run_floor, f_floor, false)
 UNARY_KERNEL(cm_run_ceil, f_ceil, false)
 UNARY_KERNEL(cm_run_erf, f_erf, false)
+UNARY_KERNEL(cm_run_reciprocal, f_reciprocal, false)
 UNARY_KERNEL(cm_run_hard_swish, f_hard_swish, false)
 
 /* Relu, Neg and Abs also take integers: exact in int64, not through a double. */

@@ -1,6 +1,6 @@
 /* Operators that move or make data without arithmetic: Reshape, Flatten, Squeeze,
- * Unsqueeze, Transpose, Concat, Shape, Gather, Slice, Expand, ConstantOfShape, Range,
- * Constant and Pad. Each follows the attribute or input form of the node's opset. */
+ * Unsqueeze, Transpose, Concat, Shape, Size, Gather, Slice, Expand, ConstantOfShape,
+ * Range, Constant and Pad. Each follows the attribute or input form of the node's opset. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +267,17 @@ CM_RUN_KERNEL(cm_run_shape)
         return st;
     for (int64_t k = 0; k < n; k++)
         (*out)->i[k] = in[0]->dims[start + k];
+    return CM_OK;
+}
+
+/* The element count as a 0-D int64, as ONNX's Size gives it whatever the input type. */
+CM_RUN_KERNEL(cm_run_size)
+{
+    (void)n_out;
+    cm_status st = cm_run_need(cx, in, n_in, 1);
+    if (st != CM_OK || (st = cm_run_new(cx, CM_DTYPE_INT64, 0, NULL, out)) != CM_OK)
+        return st;
+    (*out)->i[0] = in[0]->count;
     return CM_OK;
 }
 

@@ -186,13 +186,14 @@ CM_RUN_KERNEL(cm_run_dropout); CM_RUN_KERNEL(cm_run_cast); CM_RUN_KERNEL(cm_run_
 CM_RUN_KERNEL(cm_run_sub); CM_RUN_KERNEL(cm_run_mul); CM_RUN_KERNEL(cm_run_div);
 CM_RUN_KERNEL(cm_run_pow); CM_RUN_KERNEL(cm_run_equal); CM_RUN_KERNEL(cm_run_where);
 CM_RUN_KERNEL(cm_run_min); CM_RUN_KERNEL(cm_run_max); CM_RUN_KERNEL(cm_run_sum);
-CM_RUN_KERNEL(cm_run_mean);
+CM_RUN_KERNEL(cm_run_mean); CM_RUN_KERNEL(cm_run_reciprocal);
 /* op_shape.c */
 CM_RUN_KERNEL(cm_run_reshape); CM_RUN_KERNEL(cm_run_flatten); CM_RUN_KERNEL(cm_run_squeeze);
 CM_RUN_KERNEL(cm_run_unsqueeze); CM_RUN_KERNEL(cm_run_transpose); CM_RUN_KERNEL(cm_run_concat);
 CM_RUN_KERNEL(cm_run_shape); CM_RUN_KERNEL(cm_run_gather); CM_RUN_KERNEL(cm_run_slice);
 CM_RUN_KERNEL(cm_run_expand); CM_RUN_KERNEL(cm_run_constant_of_shape);
 CM_RUN_KERNEL(cm_run_range); CM_RUN_KERNEL(cm_run_constant); CM_RUN_KERNEL(cm_run_pad);
+CM_RUN_KERNEL(cm_run_size);
 /* op_split.c */
 CM_RUN_KERNEL(cm_run_split);
 /* op_conv.c */
