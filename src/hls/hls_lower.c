@@ -174,15 +174,22 @@ static cm_status const_codes(lower *L, const cm_array *a, const char *what, int6
     int f = -40;
     for (int64_t k = 0; k < a->count; k++) {
         double v = a->f[k];
-        if (!isfinite(v))
+        /* Read from the bits, not with frexp/ldexp: MobileNetV2 has millions of
+         * weights and the library calls were most of the lowering's instructions. */
+        uint64_t bits;
+        memcpy(&bits, &v, sizeof bits);
+        int biased = (int)((bits >> 52) & 0x7ff);
+        uint64_t m = bits & ((UINT64_C(1) << 52) - 1);
+        if (biased == 0x7ff)
             return fail(L, "its %s hold a value that is not finite", what);
-        if (v == 0)
-            continue;
-        /* v = M * 2^(e - 53) with a 53-bit integer M: v * 2^f is an integer from
-         * f = 53 - e - (M's trailing zero bits) on. */
-        int e;
-        uint64_t m = (uint64_t)ldexp(frexp(fabs(v), &e), 53);
-        int need = 53 - e - __builtin_ctzll(m);
+        if (m == 0 && biased == 0)
+            continue; /* +0 or -0 */
+        /* |v| = m * 2^q with an integer m (the implicit leading 1 added for a normal
+         * number): v * 2^f is an integer from f = -q - (m's trailing zero bits) on. */
+        int q = biased ? biased - 1075 : -1074;
+        if (biased)
+            m |= UINT64_C(1) << 52;
+        int need = -q - __builtin_ctzll(m);
         f = need > f ? need : f;
     }
     if (f > 60)
@@ -190,8 +197,10 @@ static cm_status const_codes(lower *L, const cm_array *a, const char *what, int6
     int64_t *c = malloc((size_t)(a->count ? a->count : 1) * sizeof *c);
     if (!c)
         return cm_error_nomem(L->err);
-    *lo = *hi = 0;
     double scale = ldexp(1.0, f); /* a power of two: the products below are exact */
+    /* The range in locals: through lo and hi the compiler must store every step, as
+     * they might alias c. */
+    int64_t min = 0, max = 0;
     for (int64_t k = 0; k < a->count; k++) {
         double s = a->f[k] * scale;
         if (fabs(s) > (double)HL_CODE_MAX) {
@@ -199,9 +208,11 @@ static cm_status const_codes(lower *L, const cm_array *a, const char *what, int6
             return fail(L, "its %s need more than 40 bits as integers", what);
         }
         c[k] = (int64_t)s;
-        *lo = c[k] < *lo ? c[k] : *lo;
-        *hi = c[k] > *hi ? c[k] : *hi;
+        min = c[k] < min ? c[k] : min;
+        max = c[k] > max ? c[k] : max;
     }
+    *lo = min;
+    *hi = max;
     *codes = c;
     *frac = f;
     return CM_OK;
