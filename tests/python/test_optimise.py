@@ -42,6 +42,8 @@ CASES = {
                   {"optimiser": "exact"}),
     "fcn_anneal": ("repo:cifar10_quick.onnx", "zc706", "fpgaconvnet", "throughput",
                    {"optimiser": "anneal", "seed": 3, "batch": 16}),
+    "fcn_anneal_threads": ("repo:cifar10_quick.onnx", "zc706", "fpgaconvnet", "throughput",
+                           {"optimiser": "anneal", "seed": 3, "batch": 16, "threads": 2}),
     "fcn_no_reconf": ("shared:lenet.onnx", "zc706", "fpgaconvnet", "throughput",
                       {"no_reconf": True, "time_limit": 60}),
     "finn_throughput": ("shared:lenet.onnx", "zedboard", "finn", "throughput", {"batch": 64}),
@@ -233,3 +235,14 @@ def test_optimise_in_threads(model_path):
     for t in threads:
         t.join()
     assert results[0] == results[2] and results[1] == results[3]
+
+
+def test_threads_change_nothing(model_path):
+    # a round of anneal's restarts (and exact's segment programs) does not depend on
+    # how many threads run it: the same design for 1 and 3
+    model = model_path("repo:cifar10_quick.onnx")
+    for optimiser in ("anneal", "exact"):
+        one, three = (cnnmap.optimise(model, "zc706", optimiser=optimiser, objective="throughput",
+                                      batch=16, threads=n) for n in (1, 3))
+        assert strip_volatile(one.summary()) == strip_volatile(three.summary())
+        assert strip_volatile(one.nodes) == strip_volatile(three.nodes)
