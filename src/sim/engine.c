@@ -374,6 +374,20 @@ static inline void write_words(const port_use *u, int64_t at)
         ring_set(&s->wt, s->nw, at);
 }
 
+/* The counts every way of stepping a task keeps: m more iterations, busy for ii each,
+ * the last ending at `next`. */
+static void end_iterations(engine *e, int task, int64_t m, int64_t next)
+{
+    task_run *t = &e->t[task];
+    sim_task_stats *st = &e->r->tasks[task];
+    st->iterations += m;
+    e->r->iterations += (uint64_t)m;
+    st->busy_cycles += m * t->seg.ii;
+    t->next = next;
+    st->last_end = next;
+    t->left -= m;
+}
+
 /* step() for the commonest runs, at most one input and one output moving one word each
  * on streams that time no frames: the same arithmetic without the port loops. */
 static void step_simple(engine *e, int task, int64_t m)
@@ -420,12 +434,7 @@ static void step_simple(engine *e, int task, int64_t m)
     }
     if (b)
         e->r->streams[b_id].words += m;
-    st->iterations += m;
-    e->r->iterations += (uint64_t)m;
-    st->busy_cycles += m * ii;
-    t->next = next;
-    st->last_end = next;
-    t->left -= m;
+    end_iterations(e, task, m, next);
 }
 
 /* m iterations of the task's run, each timed as engine.h says (their words and room
@@ -457,12 +466,7 @@ static void step(engine *e, int task, int64_t m)
     }
     for (int p = 0; p < t->n_out; p++)
         e->r->streams[t->out[p].stream].words += m * t->out[p].words;
-    st->iterations += m;
-    e->r->iterations += (uint64_t)m;
-    st->busy_cycles += m * t->seg.ii;
-    t->next = next;
-    st->last_end = next;
-    t->left -= m;
+    end_iterations(e, task, m, next);
 }
 
 /* A run that moves no words waits for nothing: up to m of its iterations at once, each
@@ -475,12 +479,7 @@ static int64_t step_free(engine *e, int task, int64_t m)
         m = t->left;
     if (st->iterations == 0)
         st->first_start = t->next;
-    st->iterations += m;
-    e->r->iterations += (uint64_t)m;
-    st->busy_cycles += m * t->seg.ii;
-    t->next += m * t->seg.ii;
-    st->last_end = t->next;
-    t->left -= m;
+    end_iterations(e, task, m, t->next + m * t->seg.ii);
     return m;
 }
 
