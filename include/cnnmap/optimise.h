@@ -54,6 +54,8 @@ typedef struct cm_optimise_options {
                                * and searches nothing that cannot beat it; 0: optimise */
     int threads;              /* threads anneal's restarts run on (< 1: one); the
                                * design found is the same for any number */
+    double gap;               /* > 0: exact stops once its design is proven within this
+                               * fraction of the optimum (--gap); 0: proven optimal */
 } cm_optimise_options;
 
 /* The number of online cores, within 1 to CM_OPTIMISE_MAX_THREADS (--threads' default). */

@@ -136,7 +136,8 @@ def optimise(model, board, backend="fpgaconvnet", optimiser=None, objective=None
     """`cnnmap optimise`: the design the optimiser finds. Other options by their CLI
     names with '_': max_util, target_fps, clock, bits, no_reconf,
     no_weights_reloading, sdf, no_temporal_reuse, no_loop_merge, threads (anneal's
-    and exact's threads; the design is the same for any number). None (the default)
+    and exact's threads; the design is the same for any number), gap (exact stops once
+    its design is proven within this fraction of the optimum). None (the default)
     keeps the CLI's default (seed 1; optimiser rule, or bip for nn2fpga; objective
     latency, or throughput at batch 256 for nn2fpga)."""
     return _designing("optimise", model=_model_arg(model), board=_path(board), backend=backend,

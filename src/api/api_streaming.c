@@ -75,6 +75,8 @@ static cm_status read_streaming_numbers(cm_request *req, cm_optimise_job *job)
     if (st == CM_OK)
         st = cm_request_int(req, "threads", 1, CM_OPTIMISE_MAX_THREADS, &job->search.threads);
     if (st == CM_OK)
+        st = cm_request_double(req, "gap", 0.0, 1.0, &job->search.gap);
+    if (st == CM_OK)
         st = cm_request_double(req, "clock", 1.0, 2000.0, &job->design.clock_mhz);
     if (st == CM_OK)
         st = cm_request_int(req, "bits", 1, 32, &bits);

@@ -18,7 +18,7 @@ const char cm_cli_optimise_usage[] =
     "                       [--batch N] [--optimiser O] [--no-reconf] [--seed N]\n"
     "                       [--time-limit SECONDS] [--clock MHZ] [--bits N] [-o DESIGN.json]\n"
     "                       [--json | --csv] [--quiet] [--max-util F] [--target-fps F]\n"
-    "                       [--threads N]\n\n"
+    "                       [--threads N] [--gap F]\n\n"
     "Lays MODEL out on the streaming building blocks of a backend for BOARD, searches the\n"
     "folding of every node and the cuts into FPGA configurations, and prints the predicted\n"
     "latency, throughput and resources with a table per node and per partition.\n\n"
@@ -40,6 +40,8 @@ const char cm_cli_optimise_usage[] =
     "                       nn2fpga after 5,000 a program, both under a 600 s safety cap)\n"
     "  --threads N          threads for anneal's restarts and exact's segment programs, 1\n"
     "                       to 64 (default: the machine's cores); the same design for any N\n"
+    "  --gap F              exact: stop once the design is proven within F of the optimum\n"
+    "                       (0 to 1, e.g. 0.01 for 1%; default 0: proven optimal)\n"
     "  --clock MHZ          design clock (default: the board's)\n"
     "  --bits N             bit width of weights and activations that the model does not\n"
     "                       quantise (default 4 for finn; fpgaconvnet and hls4ml use 16)\n"
@@ -70,7 +72,7 @@ typedef struct optimise_args {
 enum { OPT_BOARD = 256, OPT_BACKEND, OPT_OBJECTIVE, OPT_BATCH, OPT_OPTIMISER, OPT_NO_RECONF,
        OPT_NO_WR, OPT_SEED, OPT_TIME, OPT_CLOCK, OPT_BITS, OPT_JSON, OPT_QUIET, OPT_SDF, OPT_CSV };
 
-enum { OPT_MAX_UTIL = 512, OPT_TARGET_FPS, OPT_THREADS };
+enum { OPT_MAX_UTIL = 512, OPT_TARGET_FPS, OPT_THREADS, OPT_GAP };
 
 static int parse_option(int c, const char *arg, void *ctx)
 {
@@ -119,6 +121,9 @@ static int parse_option(int c, const char *arg, void *ctx)
         rc = cm_cli_parse_long(cmd, "--threads", arg, 1, CM_OPTIMISE_MAX_THREADS, &v);
         a->job.search.threads = (int)v;
         break;
+    case OPT_GAP:
+        rc = cm_cli_parse_double(cmd, "--gap", arg, 0.0, 1.0, &a->job.search.gap);
+        break;
     case OPT_CLOCK:
         rc = cm_cli_parse_double(cmd, "--clock", arg, 1.0, 2000.0, &a->job.design.clock_mhz);
         break;
@@ -156,6 +161,7 @@ static int parse_args(int argc, char **argv, optimise_args *a)
         {"max-util", required_argument, NULL, OPT_MAX_UTIL},
         {"target-fps", required_argument, NULL, OPT_TARGET_FPS},
         {"threads", required_argument, NULL, OPT_THREADS},
+        {"gap", required_argument, NULL, OPT_GAP},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     cm_optimise_job_init(&a->job);

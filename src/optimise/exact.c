@@ -160,6 +160,10 @@ static void report(const ex_problem *p, const ex_result *res, double ub, cm_opti
     else if (res->timed_out || res->bound_open)
         snprintf(r->note, sizeof r->note, "%s; the gap is %.3g%%", res->why,
                  100.0 * (ub / res->lb - 1.0));
+    else if (fmin(ub, p->warm_ub) > res->lb * (1 + 1e-12))
+        snprintf(r->note, sizeof r->note,
+                 "within the gap asked for (%.3g%%): %d integer programs; the gap is %.3g%%",
+                 100.0 * p->gap, p->ilps, 100.0 * (ub / res->lb - 1.0));
     else
         snprintf(r->note, sizeof r->note, "optimal: %d integer programs", p->ilps);
 }
@@ -204,6 +208,7 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
     p.setup_grace = deadline + fmax(EX_SETUP_GRACE_FRACTION * limit, EX_SETUP_GRACE_MIN_S);
     p.progress = o->progress;
     p.threads = o->threads;
+    p.gap = o->gap > 0 ? o->gap : 0.0;
     p.bb_budget = o->max_nodes > 0 ? o->max_nodes : CM_OPTIMISE_EXACT_NODES;
     /* a hair above, so that the search may still find a design of equal cost */
     p.warm_ub = warm ? warm_cost * (1 + 1e-9) : INFINITY;

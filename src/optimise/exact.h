@@ -51,6 +51,7 @@ typedef struct ex_problem {
     double warm_ub;        /* cost of a known feasible design (INFINITY if none): a
                             * cutoff before the search has an incumbent of its own */
     double enough_s;       /* > 0: an incumbent of at most this cost ends the search */
+    double gap;            /* relative gap at which the search may stop (--gap; 0: none) */
     bool progress;         /* draw a progress bar */
     int threads;           /* threads a round's segment programs run on (< 1: one) */
     int64_t bb_nodes;      /* GLPK branch-and-bound nodes over every program so far */
@@ -65,6 +66,8 @@ typedef struct ex_problem {
 typedef struct ex_sol {
     double lb, ub;
     bool cut_off;  /* the program only showed that the time is at least lb */
+    bool loose;    /* solved without the first frame (a branching segment's quick first
+                    * program): lb leaves the depth out; ub is the design's cost */
     int *choice;
 } ex_sol;
 
@@ -115,14 +118,15 @@ bool ex_config_kept(const ex_problem *p, const ex_segment *s, int n, int c);
 double ex_time_floor(const ex_problem *p, const ex_segment *s, const uint8_t *keep);
 
 /* ---- exact_ilp.c ---- */
-/* Solves min batch*T + D over the segment's foldings. allowed is NULL or one flag per
+/* Solves min batch*T + D over the segment's foldings (without D, a lower bound, unless
+ * `frame`: sol->loose says which). allowed is NULL or one flag per
  * configuration of each node of the segment (node first's configurations first);
  * fills sol (lb = ub on an optimum, lb = ub = INFINITY when infeasible, lb < ub when
  * the deadline stopped the search). Answers of cutoff_s seconds or more are of no
  * use to the caller: when none is better, sol->cut_off is set and lb = cutoff_s.
  * sol->choice must hold end - first entries. */
 cm_status ex_solve_segment(ex_problem *p, const ex_segment *s, const uint8_t *allowed,
-                           double cutoff_s, ex_sol *sol, cm_error *err);
+                           bool frame, double cutoff_s, ex_sol *sol, cm_error *err);
 /* The segment's time in seconds at the chosen configurations, evaluated by the
  * design itself (which is left with those foldings and a partition [first, end));
  * INFINITY when the design finds the partition infeasible. */

@@ -491,6 +491,35 @@ static cm_status sol_alloc(ex_sol *sol, const ex_segment *s, cm_error *err)
     return sol->choice ? CM_OK : cm_error_nomem(err);
 }
 
+/* Solves the segment's program into sol. A branching segment is first solved without
+ * its first frame (a quick bound, often within the gap wanted), and with it only when a
+ * path's gap rests on that bound: then the loose answer's design is kept unless the new
+ * search ends with a better one (the time limit or the cutoff can stop it first), and
+ * its bound unless the new one is higher. */
+static cm_status solve_into(ex_problem *solver, const ex_segment *seg, const uint8_t *allowed,
+                            bool frame, double cutoff, ex_sol *sol, cm_error *err)
+{
+    const int n = seg->end - seg->first;
+    const bool again = frame && sol->loose && !sol->cut_off && !isinf(sol->ub);
+    int *keep = again ? malloc((size_t)n * sizeof *keep) : NULL;
+    if (again && !keep)
+        return cm_error_nomem(err);
+    const double old_lb = sol->lb, old_ub = sol->ub;
+    if (keep)
+        memcpy(keep, sol->choice, (size_t)n * sizeof *keep);
+    cm_status st = ex_solve_segment(solver, seg, allowed, frame, cutoff, sol, err);
+    if (st == CM_OK && keep) {
+        if (sol->cut_off || !(sol->ub <= old_ub)) {
+            memcpy(sol->choice, keep, (size_t)n * sizeof *keep);
+            sol->ub = old_ub;
+            sol->cut_off = false;
+        }
+        sol->lb = fmin(fmax(sol->lb, old_lb), sol->ub);
+    }
+    free(keep);
+    return st;
+}
+
 /* Which states at either end the base answer agrees with. */
 static void mark_base_states(dp *g, dp_seg *sg)
 {
@@ -533,7 +562,8 @@ static cm_status solve_base(dp *g, ex_problem *solver, dp_seg *sg, double cutoff
         sg->t_ok = calloc((size_t)g->cut[sg->b].n_states, 1);
     if (!sg->s_ok || !sg->t_ok)
         return cm_error_nomem(err);
-    st = ex_solve_segment(solver, &sg->seg, NULL, cutoff, &sg->base, err);
+    const bool frame = sg->seg.chain || (sg->solved && !(sg->base.loose && sg->base.cut_off));
+    st = solve_into(solver, &sg->seg, NULL, frame, cutoff, &sg->base, err);
     if (st != CM_OK)
         return st;
     sg->base.lb = fmax(sg->base.lb, sg->lb0);
@@ -611,24 +641,29 @@ static cm_status solve_pair(dp *g, ex_problem *solver, dp_seg *sg, int s, int t,
     memset(allowed, 1, (size_t)off[len] + 1);
     restrict_configs(g, sg, s, t, allowed, off);
     dp_ref *old = (dp_ref *)find_ref(sg, s, t);
+    const bool frame = sg->seg.chain || (old ? !(old->sol.loose && old->sol.cut_off)
+                                             : sg->solved && !sg->base.loose);
     ex_sol *sol = old ? &old->sol : NULL;
     cm_status st = old ? CM_OK : add_ref(sg, s, t, &sol, err);
     if (st == CM_OK) {
-        st = ex_solve_segment(solver, &sg->seg, allowed, cutoff, sol, err);
+        st = solve_into(solver, &sg->seg, allowed, frame, cutoff, sol, err);
         sol->lb = fmax(sol->lb, sg->base.lb);
     }
     free(allowed);
     return st;
 }
 
-/* Whether an inexact step can be refined: not when its program ran out of time. */
+/* Whether an inexact step can be refined: not when its program ran out of time (with
+ * its first frame: a loose answer can be solved again with it). */
 static bool refinable(const dp_step *x)
 {
     const dp_seg *sg = x->sg;
     if (!sg->solved || sg->base.cut_off)
         return true;
     const dp_ref *r = find_ref(sg, x->s, x->t);
-    return !((sg->s_ok[x->s] && sg->t_ok[x->t]) || (r && !r->sol.cut_off));
+    if (r)
+        return r->sol.cut_off || r->sol.loose;
+    return !(sg->s_ok[x->s] && sg->t_ok[x->t]) || sg->base.loose;
 }
 
 /* Refines one refinable step, solving its program with `solver` (the search's problem
@@ -637,7 +672,8 @@ static bool refinable(const dp_step *x)
 static cm_status refine(dp *g, ex_problem *solver, const dp_step *x, cm_error *err)
 {
     dp_seg *sg = x->sg;
-    if (!sg->solved || sg->base.cut_off)
+    if (!sg->solved || sg->base.cut_off ||
+        (!find_ref(sg, x->s, x->t) && sg->s_ok[x->s] && sg->t_ok[x->t]))
         return solve_base(g, solver, sg, cutoff_for(g, sg, x->s, x->t, true), err);
     return solve_pair(g, solver, sg, x->s, x->t, cutoff_for(g, sg, x->s, x->t, false), err);
 }
@@ -778,7 +814,7 @@ static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
         res->lb = g->lb[g->n_cuts - 1][0].cost;
         res->ub = g->ub[g->n_cuts - 1][0].cost;
         show_progress(p, &bar, res);
-        if (isinf(res->lb) || fmin(res->ub, p->warm_ub) <= res->lb * (1 + 1e-12))
+        if (isinf(res->lb) || fmin(res->ub, p->warm_ub) <= res->lb * (1 + fmax(p->gap, 1e-12)))
             break;
         if (p->enough_s > 0 && res->ub <= p->enough_s)
             break;

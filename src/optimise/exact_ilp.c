@@ -4,13 +4,15 @@
  * node slower than the bandwidth limit (eq. 7: the interval is the slowest node's
  * cycles, so a partition that runs too fast is infeasible, and this disjunction is
  * exact where a bound on T would not be); the edge rules per folding value (eq. 10,
- * divisibility); on a chain segment the first frame (src/design/first_frame.c) as
- * continuous first-output, start and last-output times per node, each at least what
- * its configuration's timing adds to its producer's, and D at least the last output less
- * T; minimise batch * T + D. The times are pushed down onto the recurrence's maxima, so
- * the program's optimum is the design's cost; off a chain D is left out (a lower bound).
+ * divisibility); the first frame (src/design/first_frame.c) as continuous first-output,
+ * start and last-output times per node, each at least what its configuration's timing
+ * adds to its producers' (a node with several producers, or one beside off-chip input,
+ * gets its input's first and last word as two more times, at least each producer's),
+ * and D at least each leaving node's last output less T; minimise batch * T + D. Every
+ * time is nondecreasing in the times it depends on, so the least solution is the
+ * recurrence's maxima and the program's optimum is the design's cost.
  * Solved by GLPK's branch and cut; the answer is re-evaluated by the design, which must
- * agree with the solver's objective (or, off a chain, not be below it). */
+ * agree with the solver's objective. */
 #include "optimise/exact.h"
 
 #include <glpk.h>
@@ -21,6 +23,8 @@
 
 #include "util/progress.h"
 
+enum { FRAME_COLS = 5 }; /* F, S, L, A, Z a node: see ilp.frame_col */
+
 typedef struct ilp {
     ex_problem *p;
     const ex_segment *s;
@@ -29,7 +33,9 @@ typedef struct ilp {
     int *off;       /* n + 1 offsets into the flattened configurations */
     int *col;       /* column per flattened configuration, 0 when left out */
     int t_col, d_col;
-    int *frame_col; /* per node, chain segments: first output, start, last output */
+    bool frame;     /* the first frame is modelled (else D is left out: a bound) */
+    int *frame_col; /* per node: first output, start, last output; input's first and
+                     * last word (0 where a producer's own times serve) */
     int *ind;       /* one row's coefficients, 1-based as GLPK wants them */
     double *val;
     double t_lb;    /* T's bound in the program: the fastest node, eq. 7's floor */
@@ -73,7 +79,7 @@ static cm_status ilp_alloc(ilp *m, ex_problem *p, const ex_segment *s, cm_error 
         m->off[i + 1] = m->off[i] + p->nodes[s->first + i].n_cfg;
     size_t total = (size_t)m->off[m->n] + (size_t)m->n + 4;
     m->col = calloc(total, sizeof *m->col);
-    m->frame_col = calloc(3 * (size_t)m->n, sizeof *m->frame_col);
+    m->frame_col = calloc(FRAME_COLS * (size_t)m->n, sizeof *m->frame_col);
     m->ind = malloc(total * sizeof *m->ind);
     m->val = malloc(total * sizeof *m->val);
     m->lp = glp_create_prob();
@@ -120,11 +126,11 @@ static bool select_configs(ilp *m, const uint8_t *allowed)
     return !isinf(m->t_floor);
 }
 
-/* Whether the program models the first frame: a chain segment (off a chain the
- * slowest node need not be on the path a bound would follow). */
+/* Whether the program models the first frame: when the objective has a depth and the
+ * caller asked for it. */
 static bool models_frame(const ilp *m)
 {
-    return m->p->has_depth && m->s->chain;
+    return m->p->has_depth && m->frame;
 }
 
 static int add_free_col(ilp *m, double obj)
@@ -149,8 +155,9 @@ static void add_columns(ilp *m)
     glp_set_obj_coef(m->lp, m->t_col, m->p->batch);
     if (!models_frame(m))
         return;
-    for (int i = 0; i < 3 * m->n; i++)
-        m->frame_col[i] = add_free_col(m, 0.0);
+    for (int i = 0; i < m->n; i++)
+        for (int c = 0; c < 3; c++)
+            m->frame_col[FRAME_COLS * i + c] = add_free_col(m, 0.0);
     m->d_col = add_free_col(m, 1.0);
 }
 
@@ -280,23 +287,25 @@ static void add_edge_rows(ilp *m, int u, int v)
     }
 }
 
-/* ---- the first frame on a chain segment (src/design/first_frame.c) ---- */
+/* ---- the first frame (src/design/first_frame.c) ---- */
 
 typedef struct frame_arg {
     double words;     /* the node's input words a sample */
     double burst;     /* words its producer writes at once */
 } frame_arg;
 
-/* Node i of the segment's input: its words, and its producer's burst (the same for all
- * the producer's configurations on every backend; memory for the segment's first). */
+/* Node i of the segment's input: its words, and the largest burst of its producers in
+ * the segment (the same for all of a producer's configurations on every backend). */
 static frame_arg frame_arg_of(const ilp *m, int i)
 {
-    const int node = m->s->first + i;
-    const double words = (double)m->p->d->hd.nodes[node].size_in;
+    const cm_hd_node *hn = &m->p->d->hd.nodes[m->s->first + i];
+    const double words = (double)hn->size_in;
     frame_arg fa = {words > 0 ? words : 1.0, 1.0};
-    const ex_node *pn = i > 0 ? &m->p->nodes[node - 1] : NULL;
-    if (pn && pn->n_cfg > 0)
-        fa.burst = pn->cfg[0].timing.burst_words;
+    for (int k = 0; k < hn->n_pred; k++) {
+        const ex_node *pn = &m->p->nodes[hn->pred[k]];
+        if (hn->pred[k] >= m->s->first && pn->n_cfg > 0)
+            fa.burst = fmax(fa.burst, pn->cfg[0].timing.burst_words);
+    }
     return fa;
 }
 
@@ -340,6 +349,10 @@ static double w_tail_source(const ex_config *c, const void *arg)
 {
     const frame_arg *a = arg;
     return source_cycles(c, a) + c->timing.tail_cycles;
+}
+static double w_source(const ex_config *c, const void *arg)
+{
+    return source_cycles(c, arg);
 }
 
 /* Appends coefficient v on column col. */
@@ -453,16 +466,17 @@ static int put_last_row(ilp *m, int x, int a, int z, double q)
     return put_col(m, len, a, -1.0 / q);
 }
 
-static void add_last_row_rows(ilp *m, int i, int a, int z, const frame_arg *fa, double big_m)
+static void add_last_row_rows(ilp *m, int i, int p, const frame_arg *fa, double big_m)
 {
-    const int node = m->s->first + i;
-    const ex_node *pn = &m->p->nodes[node - 1];
+    const ex_node *pn = &m->p->nodes[m->s->first + p];
     const cm_block_timing *pt = pn->n_cfg > 0 ? &pn->cfg[0].timing : NULL;
     if (!pt || pt->out_rows < 2.0 || pt->row_stride < 2.0)
         return;
     const double q = cm_design_row_spread(pt);
-    row_arg ra = {(double)m->p->d->hd.nodes[node - 1].size_out / pt->out_rows, fa->words, false};
-    const int F = m->frame_col[3 * i], L = m->frame_col[3 * i + 2];
+    row_arg ra = {(double)m->p->d->hd.nodes[m->s->first + p].size_out / pt->out_rows, fa->words,
+                  false};
+    const int a = m->frame_col[FRAME_COLS * p], z = m->frame_col[FRAME_COLS * p + 2];
+    const int F = m->frame_col[FRAME_COLS * i], L = m->frame_col[FRAME_COLS * i + 2];
     add_row(m, put_node(m, put_last_row(m, L, a, z, q), i, w_last_row, &ra, -1.0), GLP_LO, 0.0,
             0.0);
     int whole = 0, any = 0;
@@ -487,38 +501,98 @@ static void add_last_row_rows(ilp *m, int i, int a, int z, const frame_arg *fa, 
     }
 }
 
-/* Node i's first output F, start S and last output L from its producer's (i - 1, or
- * off-chip memory for the segment's first node), and D >= L - T at the end. */
+/* x >= y, as x - y >= 0. */
+static void add_at_least(ilp *m, int x, int y)
+{
+    add_row(m, put_col(m, put_col(m, 0, x, 1.0), y, -1.0), GLP_LO, 0.0, 0.0);
+}
+
+/* Node i's input's first and last word (*a, *z): its one producer's first and last
+ * output, or two times at least every producer's (and the last at least off-chip
+ * input's stream, when some of its input comes from memory). Returns the number of
+ * producers in the segment; with none, the node reads memory only (*a = *z = 0). */
+static int add_input_times(ilp *m, int i, const frame_arg *fa, int *a, int *z)
+{
+    const cm_hd_node *hn = &m->p->d->hd.nodes[m->s->first + i];
+    int inside = 0, last = -1;
+    bool memory = hn->n_pred == 0;
+    for (int k = 0; k < hn->n_pred; k++) {
+        if (hn->pred[k] < m->s->first) {
+            memory = true;
+        } else {
+            inside++;
+            last = hn->pred[k] - m->s->first;
+        }
+    }
+    *a = *z = 0;
+    if (inside == 0)
+        return 0;
+    if (inside == 1 && !memory) {
+        *a = m->frame_col[FRAME_COLS * last];
+        *z = m->frame_col[FRAME_COLS * last + 2];
+        return 1;
+    }
+    *a = m->frame_col[FRAME_COLS * i + 3] = add_free_col(m, 0.0);
+    *z = m->frame_col[FRAME_COLS * i + 4] = add_free_col(m, 0.0);
+    for (int k = 0; k < hn->n_pred; k++) {
+        const int p = hn->pred[k] - m->s->first;
+        if (p < 0)
+            continue;
+        add_at_least(m, *a, m->frame_col[FRAME_COLS * p]);
+        add_at_least(m, *z, m->frame_col[FRAME_COLS * p + 2]);
+    }
+    if (memory)
+        add_after(m, i, *z, 0, w_source, fa);
+    return inside;
+}
+
+/* Whether node i's output leaves the segment (or the network). */
+static bool leaves_segment(const ilp *m, int i)
+{
+    const cm_hd_node *hn = &m->p->d->hd.nodes[m->s->first + i];
+    bool leaves = hn->n_succ == 0;
+    for (int k = 0; k < hn->n_succ; k++)
+        leaves |= hn->succ[k] >= m->s->end;
+    return leaves;
+}
+
+/* Node i's first output F, start S and last output L from its input's first and last
+ * word (off-chip memory alone for a node without producers in the segment), and
+ * D >= L - T for every node whose output leaves the segment. */
 static void add_frame_rows(ilp *m)
 {
     const double big_m = frame_bound(m);
     for (int i = 0; i < m->n; i++) {
-        const int F = m->frame_col[3 * i], S = m->frame_col[3 * i + 1], L = m->frame_col[3 * i + 2];
+        const int F = m->frame_col[FRAME_COLS * i], S = m->frame_col[FRAME_COLS * i + 1],
+                  L = m->frame_col[FRAME_COLS * i + 2];
         const frame_arg fa = frame_arg_of(m, i);
-        if (i == 0) {
+        int a, z;
+        if (add_input_times(m, i, &fa, &a, &z) == 0) {
             add_after(m, i, F, 0, w_fill_own, NULL);
             add_after(m, i, F, 0, w_fill_source, &fa);
             add_after(m, i, S, 0, w_start_own, NULL);
             add_after(m, i, S, 0, w_start_source, &fa);
             add_after(m, i, L, 0, w_tail_source, &fa);
         } else {
-            const int a = m->frame_col[3 * (i - 1)], z = m->frame_col[3 * (i - 1) + 2];
             add_after(m, i, F, a, w_fill_own, NULL);
             add_share_rows(m, i, F, a, z, true, &fa, big_m);
             add_after(m, i, S, a, w_start_own, NULL);
             add_share_rows(m, i, S, a, z, false, &fa, big_m);
             add_after(m, i, L, z, w_tail, NULL);
-            add_last_row_rows(m, i, a, z, &fa, big_m);
+            const cm_hd_node *hn = &m->p->d->hd.nodes[m->s->first + i];
+            for (int k = 0; k < hn->n_pred; k++)
+                if (hn->pred[k] >= m->s->first)
+                    add_last_row_rows(m, i, hn->pred[k] - m->s->first, &fa, big_m);
         }
         add_after(m, i, L, S, w_rest, NULL);
-        int len = put_col(m, 0, L, 1.0);
-        len = put_col(m, len, F, -1.0);
-        add_row(m, len, GLP_LO, 0.0, 0.0);
+        add_at_least(m, L, F);
+        if (leaves_segment(m, i)) {
+            int len = put_col(m, 0, m->d_col, 1.0);
+            len = put_col(m, len, L, -1.0);
+            len = put_col(m, len, m->t_col, 1.0);
+            add_row(m, len, GLP_LO, 0.0, 0.0);
+        }
     }
-    int len = put_col(m, 0, m->d_col, 1.0);
-    len = put_col(m, len, m->frame_col[3 * (m->n - 1) + 2], -1.0);
-    len = put_col(m, len, m->t_col, 1.0);
-    add_row(m, len, GLP_LO, 0.0, 0.0);
 }
 
 static void add_graph_rows(ilp *m)
@@ -614,9 +688,9 @@ static cm_status read_answer(ilp *m, int ret, const ilp_watch *w, double cutoff_
     double obj_s = status == GLP_OPT || status == GLP_FEAS ? glp_mip_obj_val(m->lp) / m->p->clock_hz
                                                            : INFINITY;
     if (status == GLP_OPT && ret == 0) {
-        /* On a chain the program's optimum is the design's cost; off a chain it leaves
-         * the first frame out and bounds the segment from below. */
-        const bool exact = models_frame(m) || !m->p->has_depth;
+        /* With the first frame the program's optimum is the design's cost; without it,
+         * a bound from below. */
+        const bool exact = !sol->loose;
         if (!(obj_s <= sol->ub * (1 + 1e-9)) || (exact && !(obj_s >= sol->ub * (1 - 1e-9))))
             return cm_error_set(err, CM_EINTERNAL,
                                 "the integer program for nodes %d to %d predicts %.12g s, the "
@@ -632,11 +706,13 @@ static cm_status read_answer(ilp *m, int ret, const ilp_watch *w, double cutoff_
 }
 
 cm_status ex_solve_segment(ex_problem *p, const ex_segment *s, const uint8_t *allowed,
-                           double cutoff_s, ex_sol *sol, cm_error *err)
+                           bool frame, double cutoff_s, ex_sol *sol, cm_error *err)
 {
     ilp m;
     sol->cut_off = false;
+    sol->loose = p->has_depth && !frame;
     cm_status st = ilp_alloc(&m, p, s, err);
+    m.frame = frame;
     if (st == CM_OK && !select_configs(&m, allowed)) {
         sol->lb = sol->ub = INFINITY;
         ilp_free(&m);

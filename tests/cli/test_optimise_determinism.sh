@@ -76,7 +76,7 @@ over_threads lenet_exact_threads optimise "$models/zoo/lenet_zoo.onnx" --board z
   --backend finn --optimiser exact --json --quiet
 # several segments, so several programs a round
 over_threads resnet18_exact_threads optimise "$resnet18" --board u250 --optimiser exact \
-  --no-weights-reloading --json --quiet
+  --no-weights-reloading --gap 0.003 --json --quiet
 # a bad --threads is a usage error (exit 1, as sweep's), in one line
 for bad in 0 65 two; do
   expect 1 "--threads $bad is refused" -- optimise "$models/zoo/cnv.onnx" --board zedboard \

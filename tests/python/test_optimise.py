@@ -40,6 +40,9 @@ CASES = {
     # exact on both flows: the bound covers both
     "fcn_exact": ("shared:lenet.onnx", "zedboard", "fpgaconvnet", "latency",
                   {"optimiser": "exact"}),
+    # --gap: the API's option is the CLI's
+    "fcn_exact_gap": ("shared:lenet.onnx", "zc706", "fpgaconvnet", "throughput",
+                      {"optimiser": "exact", "gap": 0.05}),
     "fcn_anneal": ("repo:cifar10_quick.onnx", "zc706", "fpgaconvnet", "throughput",
                    {"optimiser": "anneal", "seed": 3, "batch": 16}),
     "fcn_anneal_threads": ("repo:cifar10_quick.onnx", "zc706", "fpgaconvnet", "throughput",
