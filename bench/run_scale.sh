@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Scale benchmark (issue 17): networks of 100, 1,000 and 10,000 layers, as chains of 3x3
+# convolutions (8 channels, 8x8) and as residual networks of a convolution and an Add a
+# block (50, 500 and 5,000 layers: 25 to 2,500 blocks), on a ZC706. For each: `inspect`
+# (the load), `optimise --optimiser rule -o D.json` on fpgaConvNet's partitioned
+# designs (--no-weights-reloading) and on FINN, and `evaluate D.json`: wall time, CPU time
+# (user + system) and peak resident memory of each process (GNU time), in a Markdown
+# table. Memory should grow linearly with the layers, time at most a little faster.
+#
+#   bench/run_scale.sh
+#
+# Environment: CM_BENCH_BUILD (default build-release, built here if missing).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${CM_BENCH_BUILD:-$ROOT/build-release}
+if [[ ! -x $BUILD/cnnmap ]]; then
+    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >&2
+fi
+cmake --build "$BUILD" --target cnnmap_cli -j2 >&2
+C=$BUILD/cnnmap
+WORK=$BUILD/bench-scale
+rm -rf "$WORK" && mkdir -p "$WORK"
+
+/usr/bin/python3 - "$WORK" <<'EOF'
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+work = sys.argv[1]
+w = numpy_helper.from_array(np.ones((8, 8, 3, 3), np.float32) / 72, "w")
+
+
+def save(nodes, out, name):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 8, 8])
+    y = helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 8, 8, 8])
+    g = helper.make_graph(nodes, name, [x], [y], [w])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
+              f"{work}/{name}.onnx")
+
+
+def conv(x, y):
+    return helper.make_node("Conv", [x, "w"], [y], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+
+
+for layers in (100, 1000, 10000):
+    nodes, x = [], "x"
+    for i in range(layers):
+        nodes.append(conv(x, f"c{i}"))
+        x = f"c{i}"
+    save(nodes, x, f"chain{layers}")
+    nodes, x = [], "x"
+    for i in range(layers // 4):  # conv, add: two layers a block, half the chain's
+        nodes.append(conv(x, f"a{i}"))
+        nodes.append(helper.make_node("Add", [f"a{i}", x], [f"b{i}"]))
+        x = f"b{i}"
+    save(nodes, x, f"res{layers // 4}")
+EOF
+
+measure() { # the command; prints "exit | wall | cpu | MB |"
+    local out=$WORK/time.txt
+    if /usr/bin/time -f '%e %U %S %M' -o "$out" "$@" >/dev/null 2>"$WORK/err"; then rc=0; else rc=$?; fi
+    read -r wall user sys kb <"$out"
+    printf '%s | %.2f | %.2f | %.1f |' "$rc" "$wall" "$(echo "$user + $sys" | bc)" "$(echo "$kb / 1024" | bc -l)"
+}
+
+echo "| network | layers | step | backend | exit | wall s | cpu s | peak MB |"
+echo "| --- | ---: | --- | --- | ---: | ---: | ---: | ---: |"
+for net in chain100 chain1000 chain10000 res25 res250 res2500; do
+    m=$WORK/$net.onnx
+    layers=$("$C" inspect "$m" --json | /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)["layers"]))')
+    echo "| $net | $layers | inspect | | $(measure "$C" inspect "$m" --json)"
+    for backend in fpgaconvnet finn; do
+        d=$WORK/$net.$backend.json
+        flags=(--board zc706 --backend "$backend" --optimiser rule --quiet -o "$d")
+        [[ $backend == fpgaconvnet ]] && flags+=(--no-weights-reloading)
+        echo "| $net | $layers | optimise rule | $backend | $(measure "$C" optimise "$m" "${flags[@]}")"
+        if [[ -f $d ]]; then
+            echo "| $net | $layers | evaluate | $backend | $(measure "$C" evaluate "$d" --json)"
+        fi
+    done
+done
