@@ -42,9 +42,16 @@ typedef struct hl_op {
     int in[2], n_in; /* tensor indices */
     int out;
     int fh, fw, stride, pad;
-    /* weights (OCH x ICH x FH x FW; depthwise CH x FH x FW; fc OCH x ICH) and biases (OCH)
-     * as integer codes, the biases already at the accumulator's scale */
-    int64_t *w, *b;
+    /* weights (OCH x ICH x FH x FW; depthwise CH x FH x FW; fc OCH x ICH) as integer
+     * codes, read with hl_weight: the folded model's values times w_scale, a power of two
+     * (w_src is the runner's constant: the net does not own it, and must not outlive the
+     * runner; copying MobileNetV2's 3.5 M weights as codes cost a tenth of `simulate`);
+     * a Gemm without transB keeps its ICH x OCH order, w_ich > 0 says so */
+    const double *w_src;
+    double w_scale;
+    int64_t w_ich;
+    /* biases (OCH) as integer codes, already at the accumulator's scale */
+    int64_t *b;
     int64_t n_w, n_b;
     int64_t w_lo, w_hi, b_lo, b_hi;
     /* requantise: the Quant's range and the ReLU before it; shift = in frac - out frac */
@@ -69,9 +76,18 @@ typedef struct hl_net {
 
 /* Lowers a QONNX model (loaded by the executor, constants folded) to integer tasks.
  * A node without a building block, a scale that is not a power of two or a nonzero zero
- * point is CM_EINPUT naming the node and why. */
+ * point is CM_EINPUT naming the node and why. The net reads r's constants (its
+ * weights): r must outlive it. */
 cm_status hl_lower(const cm_runner *r, hl_net *net, cm_error *err);
 void hl_net_free(hl_net *net);
+
+/* Weight k of op (in the templates' order, OCH-major) as an integer code. */
+static inline int64_t hl_weight(const hl_op *op, int64_t k)
+{
+    if (op->w_ich > 0) /* w_src is ICH x OCH */
+        k = k % op->w_ich * (op->n_w / op->w_ich) + k / op->w_ich;
+    return (int64_t)(op->w_src[k] * op->w_scale);
+}
 
 /* Bits of the narrowest ap_int / ap_uint holding [lo, hi]; *is_signed says which. */
 int hl_bits_for_range(int64_t lo, int64_t hi, bool *is_signed);

@@ -164,10 +164,10 @@ static bool power_of_two(double x, int *e)
     return true;
 }
 
-/* Constant values as integer codes on the coarsest power-of-two grid that holds them all
- * exactly: values = codes * 2^-frac. */
-static cm_status const_codes(lower *L, const cm_array *a, const char *what, int64_t **codes,
-                             int *frac, int64_t *lo, int64_t *hi)
+/* The coarsest power-of-two grid that holds a constant's values exactly (values = codes
+ * * 2^-frac), and the codes' range, without keeping the codes. */
+static cm_status const_grid(lower *L, const cm_array *a, const char *what, int *frac,
+                            int64_t *lo, int64_t *hi)
 {
     if (!a || !a->f)
         return fail(L, "its %s are not constant floats", what);
@@ -194,27 +194,36 @@ static cm_status const_codes(lower *L, const cm_array *a, const char *what, int6
     }
     if (f > 60)
         return fail(L, "its %s are not on a power-of-two grid", what);
-    int64_t *c = malloc((size_t)(a->count ? a->count : 1) * sizeof *c);
-    if (!c)
-        return cm_error_nomem(L->err);
     double scale = ldexp(1.0, f); /* a power of two: the products below are exact */
-    /* The range in locals: through lo and hi the compiler must store every step, as
-     * they might alias c. */
     int64_t min = 0, max = 0;
     for (int64_t k = 0; k < a->count; k++) {
         double s = a->f[k] * scale;
-        if (fabs(s) > (double)HL_CODE_MAX) {
-            free(c);
+        if (fabs(s) > (double)HL_CODE_MAX)
             return fail(L, "its %s need more than 40 bits as integers", what);
-        }
-        c[k] = (int64_t)s;
-        min = c[k] < min ? c[k] : min;
-        max = c[k] > max ? c[k] : max;
+        int64_t c = (int64_t)s;
+        min = c < min ? c : min;
+        max = c > max ? c : max;
     }
     *lo = min;
     *hi = max;
-    *codes = c;
     *frac = f;
+    return CM_OK;
+}
+
+/* A constant's values as integer codes on its grid (const_grid). */
+static cm_status const_codes(lower *L, const cm_array *a, const char *what, int64_t **codes,
+                             int *frac, int64_t *lo, int64_t *hi)
+{
+    cm_status st = const_grid(L, a, what, frac, lo, hi);
+    if (st != CM_OK)
+        return st;
+    int64_t *c = malloc((size_t)(a->count ? a->count : 1) * sizeof *c);
+    if (!c)
+        return cm_error_nomem(L->err);
+    double scale = ldexp(1.0, *frac);
+    for (int64_t k = 0; k < a->count; k++)
+        c[k] = (int64_t)(a->f[k] * scale);
+    *codes = c;
     return CM_OK;
 }
 
@@ -375,10 +384,13 @@ static cm_status weights_and_bias(lower *L, hl_op *op, const hl_tensor *x, int64
                                   int *acc_frac)
 {
     int wf, bf = 0;
-    cm_status st = const_codes(L, const_in(L, 1), "weights", &op->w, &wf, &op->w_lo, &op->w_hi);
+    const cm_array *w = const_in(L, 1);
+    cm_status st = const_grid(L, w, "weights", &wf, &op->w_lo, &op->w_hi);
     if (st != CM_OK)
         return st;
-    op->n_w = const_in(L, 1)->count;
+    op->w_src = w->f;
+    op->n_w = w->count;
+    int w_exp = wf; /* codes = values * 2^w_exp */
     const cm_array *b = value_in(L, 2) >= 0 ? const_in(L, 2) : NULL;
     if (value_in(L, 2) >= 0 && !b)
         return fail(L, "%s", "its bias is not constant");
@@ -395,8 +407,7 @@ static cm_status weights_and_bias(lower *L, hl_op *op, const hl_tensor *x, int64
     if (b && op->b_lo == 0 && op->b_hi == 0)
         bf = af;
     if (b && bf > af) { /* finer bias: shift the weights up to its grid */
-        for (int64_t k = 0; k < op->n_w; k++)
-            op->w[k] *= (int64_t)1 << (bf - af);
+        w_exp += bf - af;
         op->w_lo *= (int64_t)1 << (bf - af);
         op->w_hi *= (int64_t)1 << (bf - af);
         af = bf;
@@ -409,6 +420,7 @@ static cm_status weights_and_bias(lower *L, hl_op *op, const hl_tensor *x, int64
         op->b_lo *= (int64_t)1 << (af - bf);
         op->b_hi *= (int64_t)1 << (af - bf);
     }
+    op->w_scale = ldexp(1.0, w_exp);
     *acc_frac = af;
     return CM_OK;
 }
@@ -422,7 +434,7 @@ static void accumulator_range(const hl_op *op, const hl_tensor *x, int64_t outpu
     for (int64_t o = 0; o < outputs; o++) {
         int64_t a = op->b ? op->b[o] : 0, b = a;
         for (int64_t k = 0; k < per; k++) {
-            int64_t wv = op->w[o * per + k];
+            int64_t wv = hl_weight(op, o * per + k);
             int64_t p1 = wv * x->lo, p2 = wv * x->hi;
             a += p1 < p2 ? p1 : p2;
             b += p1 < p2 ? p2 : p1;
@@ -491,16 +503,8 @@ static cm_status lower_gemm(lower *L)
     int af;
     if ((st = weights_and_bias(L, op, &in, och, &af)) != CM_OK)
         return st;
-    if (!trans_b) { /* the templates take weights[o][i] */
-        int64_t *tw = malloc((size_t)op->n_w * sizeof *tw);
-        if (!tw)
-            return cm_error_nomem(L->err);
-        for (int64_t i = 0; i < ich; i++)
-            for (int64_t o = 0; o < och; o++)
-                tw[o * ich + i] = op->w[i * och + o];
-        free(op->w);
-        op->w = tw;
-    }
+    if (!trans_b) /* the templates take weights[o][i]: hl_weight reads across */
+        op->w_ich = ich;
     int64_t lo, hi;
     accumulator_range(op, &in, och, &lo, &hi);
     int t;
@@ -703,7 +707,6 @@ void hl_net_free(hl_net *net)
 {
     for (int i = 0; i < net->n_op; i++) {
         free(net->op[i].name);
-        free(net->op[i].w);
         free(net->op[i].b);
     }
     free(net->op);

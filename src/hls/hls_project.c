@@ -23,6 +23,7 @@
 #include "hls/hls_files.h"
 #include "hls/hls_gen.h"
 #include "hls/hls_graph.h"
+#include "run/run_internal.h"
 #include "util/atomic_file.h"
 #include "util/rng.h"
 
@@ -253,14 +254,19 @@ static cm_status write_weights(project *p, int i, cm_strbuf *includes, cm_strbuf
         strides[0] = op->fh * op->fw, strides[1] = op->fw, n_strides = 2;
     if (op->kind == HL_FC)
         strides[0] = x->c, n_strides = 1;
-    append_values(&w, op->w, op->n_w, strides, n_strides);
+    int64_t *codes = malloc((size_t)(op->n_w + 1) * sizeof *codes);
+    for (int64_t k = 0; codes && k < op->n_w; k++)
+        codes[k] = hl_weight(op, k);
+    append_values(&w, codes, op->n_w, strides, n_strides);
     append_values(&b, op->b, y->c, strides, 0);
+    bool nomem = !codes;
+    free(codes);
     char *wt = cm_strbuf_take(&w), *bt = cm_strbuf_take(&b);
     char wtype[32], btype[32], wfrac[16], afrac[16], count[24];
     snprintf(afrac, sizeof afrac, "%d", y->frac);
     snprintf(wfrac, sizeof wfrac, "%d", y->frac - x->frac);
     snprintf(count, sizeof count, "%lld", (long long)y->c);
-    cm_status st = !wt || !bt ? cm_error_nomem(p->err) : CM_OK;
+    cm_status st = !wt || !bt || nomem ? cm_error_nomem(p->err) : CM_OK;
     if (st == CM_OK) {
         const char *kv[] = {"FILE", rel + 4, "LAYER", op->name, "W_FRAC", wfrac, "ACC_FRAC", afrac,
                             "GUARD", guard, "ID", id, "W_T",
@@ -522,7 +528,7 @@ static cm_status plan(project *p)
         if (!(p->lowered = calloc(1, sizeof *p->lowered)))
             return cm_error_nomem(p->err);
         p->owned = true;
-        cm_status st = cm_runner_load(p->d->model_file, &p->lowered->runner, p->err);
+        cm_status st = cm_runner_load_lean(p->d->model_file, &p->lowered->runner, p->err);
         if (st == CM_OK)
             st = hl_lower(p->lowered->runner, &p->lowered->net, p->err);
         if (st == CM_OK)

@@ -226,6 +226,9 @@ cm_status cm_tensor_read_floats(cm_import *im, const cm_tensor *t, float **out)
             dst[i] = (float)t->values[i];
     else if (src.raw && t->proto->data_type == DT_FLOAT)
         memcpy(dst, src.raw, (size_t)t->count * sizeof *dst);
+    else if (src.raw && t->proto->data_type == DT_INT8) /* quantised weights */
+        for (int64_t i = 0; i < t->count; i++)
+            dst[i] = (float)(int8_t)src.raw[i];
     else
         for (int64_t i = 0; i < t->count; i++)
             dst[i] = (float)source_element(&src, i);

@@ -148,11 +148,11 @@ static cm_status quant_per_tensor(cm_run_ctx *cx, const cm_array *x, double scal
     double inv = 1.0 / scale, magic = 6755399441055744.0;
     bool fast_round = mode == ROUND_HALF_EVEN && hi - zp < 0x1p51 && lo - zp > -0x1p51 &&
                       fabs(zp) < 0x1p51;
-    if (x->f && pow2 && fast_round) { /* the common case, in a loop the compiler can vectorise */
-        const double *xf = x->f;
+    if (pow2 && fast_round) { /* the common case, in a loop the compiler can vectorise
+                                * (once per storage: getf's test does not change) */
         double *yf = y->f;
         for (int64_t k = 0; k < x->count; k++) {
-            double q = xf[k] * inv + zp;
+            double q = cm_run_getf(x, k) * inv + zp;
             q = q > hi ? hi : q;
             q = q < lo ? lo : q;
             yf[k] = ((q + magic) - magic - zp) * scale;
@@ -167,6 +167,74 @@ static cm_status quant_per_tensor(cm_run_ctx *cx, const cm_array *x, double scal
         y->f[k] = (r - zp) * scale;
     }
     return CM_OK;
+}
+
+/* Quant's values of x into y (which may be x itself: each element is read before it is
+ * written, and never again). */
+static cm_status quant_values(cm_run_ctx *cx, const cm_array *x, const operands *o,
+                              bool is_signed, bool narrow, round_mode mode, cm_array *y)
+{
+    /* Scale, zero point and bit width are constant over runs of the innermost axes
+     * where none of them varies (all of x for per-tensor, a channel for per-channel):
+     * each run is one per-tensor loop. */
+    int64_t run = 1;
+    for (int d = x->rank - 1; d >= 0; d--) {
+        bool varies = x->dims[d] > 1 && (o->s[0][d] || o->s[1][d] || o->s[2][d]);
+        if (varies)
+            break;
+        run *= x->dims[d];
+    }
+    cm_status st = CM_OK;
+    if (run > 1 || x->count <= 1) {
+        for (int64_t k = 0; k < x->count && st == CM_OK; k += run) {
+            double v[6];
+            operand_walk w = {0};
+            operands_at(x, o, k, &w, v);
+            cm_array xs = {.dtype = x->dtype, .count = run, .f = x->f ? x->f + k : NULL,
+                           .i = x->i ? x->i + k : NULL};
+            cm_array ys = {.dtype = y->dtype, .count = run, .f = y->f + k};
+            st = quant_per_tensor(cx, &xs, v[0], v[1], v[2], is_signed, narrow, mode, &ys);
+        }
+        return st;
+    }
+    double v[6], bits = NAN, lo = 0, hi = 0;
+    operand_walk w = {0};
+    for (int64_t k = 0; k < x->count; k++) {
+        walk_values(x, o, &w, v);
+        double scale = v[0], zp = v[1];
+        if (v[2] != bits) { /* the range changes only with the bit width */
+            bits = v[2];
+            if (!(bits >= 1 && bits <= 64))
+                return cm_run_fail(cx, CM_EINPUT, "bit width %g is out of range 1-64", bits);
+            lo = min_int(is_signed, narrow, bits);
+            hi = max_int(is_signed, narrow, bits);
+        }
+        if (!(scale != 0) || !isfinite(scale))
+            return cm_run_fail(cx, CM_EINPUT, "scale %g is out of range", scale);
+        double q = cm_run_getf(x, k) / scale + zp;
+        q = q > hi ? hi : q < lo ? lo : q;
+        y->f[k] = (round_by(mode, q) - zp) * scale;
+    }
+    return CM_OK;
+}
+
+/* x's values as floats of type t in its own storage (an integer's int64 slots become
+ * doubles), so that it can be a float output. */
+static void widen_in_place(cm_array *x, cm_dtype t)
+{
+    _Static_assert(sizeof(double) == sizeof(int64_t), "a double fills an int64 slot");
+    if (!x->f && x->i) {
+        unsigned char *p = (unsigned char *)x->i;
+        for (int64_t k = 0; k < x->count; k++) {
+            int64_t iv;
+            memcpy(&iv, p + (size_t)k * sizeof iv, sizeof iv);
+            double fv = (double)iv;
+            memcpy(p + (size_t)k * sizeof fv, &fv, sizeof fv);
+        }
+        x->f = (double *)(void *)p;
+        x->i = NULL;
+    }
+    x->dtype = t;
 }
 
 /* Quant (IntQuant): clamp x / scale + zero_point to the integer range of the bit width,
@@ -184,53 +252,21 @@ CM_RUN_KERNEL(cm_run_quant)
     bool is_signed = cm_run_attr_int(cx, "signed", 1) != 0;
     bool narrow = cm_run_attr_int(cx, "narrow", 0) != 0;
     /* Exporters store quantised weights as integers too (int8 x, int8 zero point). */
-    const cm_array *x = in[0];
+    cm_array *x = in[0], *y = NULL;
     cm_dtype t = x->f ? x->dtype : cm_run_float_type(cx, CM_DTYPE_FLOAT32);
     operands o = {.n = 3, .a = {in[1], in[2], in[3]}};
-    if ((st = broadcast_operands(cx, x, &o)) != CM_OK ||
-        (st = cm_run_new(cx, t, x->rank, x->dims, out)) != CM_OK)
+    if ((st = broadcast_operands(cx, x, &o)) != CM_OK)
         return st;
-    /* Scale, zero point and bit width are constant over runs of the innermost axes
-     * where none of them varies (all of x for per-tensor, a channel for per-channel):
-     * each run is one per-tensor loop. */
-    int64_t run = 1;
-    for (int d = x->rank - 1; d >= 0; d--) {
-        bool varies = x->dims[d] > 1 && (o.s[0][d] || o.s[1][d] || o.s[2][d]);
-        if (varies)
-            break;
-        run *= x->dims[d];
-    }
-    if (run > 1 || x->count <= 1) {
-        for (int64_t k = 0; k < x->count && st == CM_OK; k += run) {
-            double v[6];
-            operand_walk w = {0};
-            operands_at(x, &o, k, &w, v);
-            cm_array xs = {.dtype = x->dtype, .count = run, .f = x->f ? x->f + k : NULL,
-                           .i = x->i ? x->i + k : NULL};
-            cm_array ys = {.dtype = (*out)->dtype, .count = run, .f = (*out)->f + k};
-            st = quant_per_tensor(cx, &xs, v[0], v[1], v[2], is_signed, narrow, mode, &ys);
-        }
+    if (cx->in0_spare) { /* weights nothing else reads: quantised where they are */
+        widen_in_place(x, t);
+        y = x;
+    } else if ((st = cm_run_new(cx, t, x->rank, x->dims, &y)) != CM_OK) {
         return st;
     }
-    double v[6], bits = NAN, lo = 0, hi = 0;
-    operand_walk w = {0};
-    for (int64_t k = 0; k < x->count; k++) {
-        walk_values(x, &o, &w, v);
-        double scale = v[0], zp = v[1];
-        if (v[2] != bits) { /* the range changes only with the bit width */
-            bits = v[2];
-            if (!(bits >= 1 && bits <= 64))
-                return cm_run_fail(cx, CM_EINPUT, "bit width %g is out of range 1-64", bits);
-            lo = min_int(is_signed, narrow, bits);
-            hi = max_int(is_signed, narrow, bits);
-        }
-        if (!(scale != 0) || !isfinite(scale))
-            return cm_run_fail(cx, CM_EINPUT, "scale %g is out of range", scale);
-        double q = cm_run_getf(x, k) / scale + zp;
-        q = q > hi ? hi : q < lo ? lo : q;
-        (*out)->f[k] = (round_by(mode, q) - zp) * scale;
-    }
-    return CM_OK;
+    st = quant_values(cx, x, &o, is_signed, narrow, mode, y);
+    if (st == CM_OK || y != x) /* (a failed output is the runner's to free; x is not) */
+        *out = y;
+    return st;
 }
 
 CM_RUN_KERNEL(cm_run_bipolar_quant)

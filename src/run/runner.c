@@ -280,7 +280,8 @@ static void settle_float(const cm_runner *r, cm_array *a)
         cm_run_round_f32(a);
 }
 
-static cm_status run_node(cm_runner *r, cm_run_node *n, cm_array **vals, cm_error *err)
+static cm_status run_node(cm_runner *r, cm_run_node *n, cm_array **vals, bool in0_spare,
+                          cm_error *err)
 {
     cm_array *ins[64], *outs[64];
     if (n->n_in > 64 || n->n_out > 64) {
@@ -292,7 +293,7 @@ static cm_status run_node(cm_runner *r, cm_run_node *n, cm_array **vals, cm_erro
     /* A kernel writes its first output even when the node names none (an empty output
      * name): what the node does not keep is freed below. */
     memset(outs, 0, sizeof outs);
-    cm_run_ctx cx = {.r = r, .node = n, .err = err};
+    cm_run_ctx cx = {.r = r, .node = n, .err = err, .in0_spare = in0_spare};
     cm_status st = n->kernel(&cx, ins, n->n_in, outs, n->n_out);
     for (int j = n->n_out; j < 64; j++)
         cm_array_free(outs[j]);
@@ -308,10 +309,35 @@ static cm_status run_node(cm_runner *r, cm_run_node *n, cm_array **vals, cm_erro
     return st;
 }
 
+/* Per value: how many node inputs read it, a graph output counting as one more (NULL
+ * when out of memory). */
+static int *count_uses(const cm_runner *r)
+{
+    int *uses = calloc((size_t)r->n_values + 1, sizeof *uses);
+    for (int k = 0; uses && k < r->n_nodes; k++)
+        for (int j = 0; j < r->nodes[k].n_in; j++)
+            if (r->nodes[k].in[j] >= 0)
+                uses[r->nodes[k].in[j]]++;
+    for (int k = 0; uses && k < r->n_outputs; k++)
+        uses[r->output_value[k]]++;
+    return uses;
+}
+
+/* In a lean load, whether node n may overwrite its constant input 0: n reads it once and
+ * nothing else does. */
+static bool spare_input(const cm_run_node *n, const int *uses)
+{
+    int v = n->n_in > 0 ? n->in[0] : -1;
+    return uses && v >= 0 && uses[v] == 1 && n->n_out > 0 && n->out[0] >= 0 && n->out[0] != v;
+}
+
 /* Nodes whose inputs are all constants (weight quantisers, shape arithmetic) give the
  * same result for every input: they run once here and their outputs become constants. */
 static cm_status fold_constants(cm_runner *r, cm_error *err)
 {
+    int *uses = r->lean ? count_uses(r) : NULL;
+    if (r->lean && !uses)
+        return cm_error_nomem(err);
     int kept = 0;
     cm_status st = CM_OK;
     for (int k = 0; k < r->n_nodes; k++) {
@@ -323,9 +349,13 @@ static cm_status fold_constants(cm_runner *r, cm_error *err)
             r->nodes[kept++] = *n;
             continue;
         }
-        st = run_node(r, n, r->consts, err);
+        bool spare = spare_input(n, uses);
+        st = run_node(r, n, r->consts, spare, err);
+        if (spare && st == CM_OK && r->consts[n->out[0]] == r->consts[n->in[0]])
+            r->consts[n->in[0]] = NULL; /* it became the output */
         free_node(n);
     }
+    free(uses);
     r->n_nodes = kept;
     return st;
 }
@@ -412,14 +442,15 @@ static cm_status build(cm_runner *r, cm_error *err)
     return CM_OK;
 }
 
-cm_status cm_runner_load_buffer(const void *data, size_t len, const char *origin,
-                                const char *dir, cm_runner **out, cm_error *err)
+static cm_status load_buffer(const void *data, size_t len, const char *origin, const char *dir,
+                             bool lean, cm_runner **out, cm_error *err)
 {
     *out = NULL;
     cm_runner *r = calloc(1, sizeof *r);
     if (!r)
         return cm_error_nomem(err);
     r->max_elements = CM_RUN_ELEMENTS_MAX;
+    r->lean = lean;
     r->origin = strdup(origin ? origin : "(model)");
     r->dir = strdup(dir ? dir : ".");
     if (!r->origin || !r->dir) {
@@ -445,7 +476,13 @@ cm_status cm_runner_load_buffer(const void *data, size_t len, const char *origin
     return CM_OK;
 }
 
-cm_status cm_runner_load(const char *path, cm_runner **out, cm_error *err)
+cm_status cm_runner_load_buffer(const void *data, size_t len, const char *origin,
+                                const char *dir, cm_runner **out, cm_error *err)
+{
+    return load_buffer(data, len, origin, dir, false, out, err);
+}
+
+static cm_status load_file(const char *path, bool lean, cm_runner **out, cm_error *err)
 {
     *out = NULL;
     void *data;
@@ -455,10 +492,20 @@ cm_status cm_runner_load(const char *path, cm_runner **out, cm_error *err)
         return st;
     char *dir = cm_dir_of(path);
     /* The unpacked model copies what it needs, so the mapping goes at once. */
-    st = dir ? cm_runner_load_buffer(data, len, path, dir, out, err) : cm_error_nomem(err);
+    st = dir ? load_buffer(data, len, path, dir, lean, out, err) : cm_error_nomem(err);
     free(dir);
     cm_unmap_file(data, len);
     return st;
+}
+
+cm_status cm_runner_load(const char *path, cm_runner **out, cm_error *err)
+{
+    return load_file(path, false, out, err);
+}
+
+cm_status cm_runner_load_lean(const char *path, cm_runner **out, cm_error *err)
+{
+    return load_file(path, true, out, err);
 }
 
 int cm_runner_n_inputs(const cm_runner *r) { return r->n_inputs; }
@@ -571,7 +618,7 @@ cm_status cm_runner_execute(cm_runner *r, const cm_array *const *inputs, int n_i
     }
     for (int k = 0; k < r->n_nodes && st == CM_OK; k++) {
         cm_run_node *n = &r->nodes[k];
-        st = run_node(r, n, vals, err);
+        st = run_node(r, n, vals, false, err);
         for (int j = 0; j < n->n_in; j++) {
             int v = n->in[j];
             if (v >= 0 && r->last_use[v] == k && !keep[v]) {

@@ -157,6 +157,9 @@ cm_status cm_array_from_tensor_proto(const Onnx__TensorProto *tp, const char *di
             memcpy(&v, raw + (size_t)k * sizeof v, sizeof v);
             a->f[k] = v;
         }
+    } else if (raw && tp->data_type == CM_DTYPE_INT8) { /* quantised weights */
+        for (int64_t k = 0; k < count; k++)
+            a->i[k] = (int8_t)raw[k];
     } else {
         for (int64_t k = 0; k < count; k++) {
             if (raw)
