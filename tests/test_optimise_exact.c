@@ -407,7 +407,8 @@ static void test_throughput_partitioned(void **state)
 }
 
 /* A time limit far too short for MobileNetV1 on FINN: the search stops, says why, and
- * whatever it leaves obeys its bound. */
+ * whatever it leaves obeys its bound. On a loaded machine (or under the sanitizers) the
+ * limit may come before the cut graph is set up, and then there is no bound to give. */
 static void test_time_limit(void **state)
 {
     (void)state;
@@ -416,9 +417,11 @@ static void test_time_limit(void **state)
     cm_optimise_result r;
     cm_error err = {0};
     assert_int_equal(cm_optimise(d, &o, &r, &err), CM_OK);
-    assert_true(r.has_lower_bound);
+    assert_true(r.stopped_early);
     assert_non_null(strstr(r.note, "time limit"));
-    if (cm_design_feasible(d))
+    if (!r.has_lower_bound)
+        assert_non_null(strstr(r.note, "set up its cut graph"));
+    else if (cm_design_feasible(d))
         assert_true(r.lower_bound_s <= cm_design_cost(d));
     cm_design_free(d);
 }
