@@ -13,6 +13,24 @@ if(CM_SYSTEM_PYTHON)
             ${CM_TEST_MODELS_DIR}/zoo)
   set_tests_properties(generate_zoo_models PROPERTIES FIXTURES_SETUP zoo_models TIMEOUT 600)
 
+  # Every torchvision network (classification, segmentation, detection and the
+  # detection backbones) at opsets 11, 13 and 17, without weight bytes; the check
+  # loads each: MACs equal to PyTorch's forward hooks, or a refusal where allowed.
+  # About 54 CPU-minutes and 10 GB of memory to export (once; an up-to-date folder is
+  # checked in seconds): opt-in until the export is cheap enough for every CI run.
+  option(CM_SWEEP_TESTS "Export and check every torchvision network at opsets 11, 13, 17" OFF)
+endif()
+if(CM_SYSTEM_PYTHON AND CM_SWEEP_TESTS)
+  add_test(NAME generate_sweep_models
+    COMMAND ${CM_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/models/export_sweep.py
+            ${CM_TEST_MODELS_DIR}/sweep)
+  set_tests_properties(generate_sweep_models PROPERTIES FIXTURES_SETUP sweep_models TIMEOUT 3600)
+  add_test(NAME torchvision_sweep
+    COMMAND ${CM_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/models/check_sweep.py
+            $<TARGET_FILE:cnnmap_cli> ${CM_TEST_MODELS_DIR}/sweep)
+  set_tests_properties(torchvision_sweep PROPERTIES FIXTURES_REQUIRED sweep_models TIMEOUT 900)
+endif()
+if(CM_SYSTEM_PYTHON)
   # `cnnmap run` on ShuffleNetV2 (torch's Slices for chunk, the channel shuffles) against
   # PyTorch and ONNX Runtime, with tests/run/check_float.py (see tests/run/README.md);
   # tests/run/tests.cmake, which defines the run checks' environment, comes later.
