@@ -31,6 +31,7 @@ Needs Debian's python3-torch, python3-torchvision (0.14) and python3-onnx, hence
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -75,7 +76,6 @@ def run_cell(cnnmap, model, board, backend, objective, optimiser, time_limit, ga
         cmd.append("--no-weights-reloading")
     if optimiser == "exact":
         cmd += ["--time-limit", str(time_limit), "--gap", str(gap)]
-    import resource
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     r = run_cnnmap(cmd)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

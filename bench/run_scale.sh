@@ -61,7 +61,8 @@ measure() { # the command; prints "exit | wall | cpu | MB |"
     local out=$WORK/time.txt
     if /usr/bin/time -f '%e %U %S %M' -o "$out" "$@" >/dev/null 2>"$WORK/err"; then rc=0; else rc=$?; fi
     read -r wall user sys kb <"$out"
-    printf '%s | %.2f | %.2f | %.1f |' "$rc" "$wall" "$(echo "$user + $sys" | bc)" "$(echo "$kb / 1024" | bc -l)"
+    awk -v rc="$rc" -v w="$wall" -v u="$user" -v s="$sys" -v kb="$kb" \
+        'BEGIN { printf "%s | %.2f | %.2f | %.1f |", rc, w, u + s, kb / 1024 }'
 }
 
 echo "| network | layers | step | backend | exit | wall s | cpu s | peak MB |"

@@ -157,7 +157,7 @@ static void report(const ex_problem *p, const ex_result *res, double ub, cm_opti
     r->lower_bound_s = res->lb;
     if (isinf(ub))
         snprintf(r->note, sizeof r->note, "%s before any feasible design was found", res->why);
-    else if (res->timed_out || res->bound_open)
+    else if (res->timed_out)
         snprintf(r->note, sizeof r->note, "%s; the gap is %.3g%%", res->why,
                  100.0 * (ub / res->lb - 1.0));
     else if (fmin(ub, p->warm_ub) > res->lb * (1 + 1e-12))

@@ -139,8 +139,6 @@ typedef struct ex_result {
     int *first;              /* first node of each partition of the best design */
     int *choice;             /* configuration index per node */
     bool timed_out;
-    bool bound_open;         /* done, but a branching partition's bound cannot close: its
-                              * program leaves the first frame out (not a time limit) */
     bool no_bound;           /* stopped before the search had a valid bound */
     char why[160];           /* why the gap is open, when it is */
 } ex_result;

@@ -818,12 +818,10 @@ static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
             break;
         if (p->enough_s > 0 && res->ub <= p->enough_s)
             break;
-        if (ex_out_of_work(p)) {
+        /* stuck: a program on the path ran out of time (every solved program gives
+         * the segment's cost, branching or not, once solved with its first frame) */
+        if (stuck || ex_out_of_work(p)) {
             res->timed_out = true;
-            break;
-        }
-        if (stuck) {
-            res->bound_open = true;
             break;
         }
         int n = backtrack(g, g->lb, steps);
@@ -863,10 +861,6 @@ cm_status ex_search(ex_problem *p, ex_result *res, cm_error *err)
     else if (st == CM_OK && res->timed_out)
         snprintf(res->why, sizeof res->why,
                  "the time limit stopped the search after %d integer programs", p->ilps);
-    else if (st == CM_OK && res->bound_open)
-        snprintf(res->why, sizeof res->why,
-                 "the bound stays open after %d integer programs: they leave a branching "
-                 "partition's first frame out", p->ilps);
     dp_free(&g);
     return st;
 }
