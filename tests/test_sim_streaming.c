@@ -5,7 +5,7 @@
  * reconfiguration between them, a folding with no task model, and the rule optimiser's
  * designs of LeNet, CNV, MPCNN and MobileNetV1 on each backend, where every partition's
  * simulated interval (streams as deep as the model assumes, i.e. unbounded) must be
- * within 2% of the model's slowest node, and its first-frame latency within 8% of the
+ * within 2% of the model's slowest node, and its first-frame latency within 5% of the
  * partition model's (src/design/first_frame.c; the backends' own depths, none for FINN
  * and hls4ml and fpgaConvNet's sum of module depths, were 2-5x off). */
 #include "test_support.h"
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "design/design_internal.h"
 #include "sim/build.h"
 
 /* A chain of 3x3 convolutions without bias, padded by `pad` on every side: x is
@@ -347,12 +348,13 @@ static void check_model(const model_case *mc)
             fail_msg("%s %s %s partition %d: interval %lld simulated, %lld analytic", mc->model,
                      cm_backend_name(mc->backend), mc->board, i, (long long)r.interval_cycles,
                      (long long)p->analytic_interval);
-        /* the first frame: within 8% of the partition model (src/design/first_frame.c);
-         * all but one of these partitions are within 4.3%; MobileNetV1's first FINN
-         * partition (-7.4%) has an MVAU falling behind a burst of windows at the end of
-         * its input, which the model spreads evenly (README) */
+        /* the first frame: within 5% of the partition model (src/design/first_frame.c),
+         * as the issue asks; all 26 partitions are within 2.3% (README). MobileNetV1's
+         * first FINN partition was -7.4% before late rows were modelled (an MVAU three
+         * of its fourteen rows behind at its input's end), CNV on hls4ml -5.3% before
+         * the strided-window row term covered hls4ml's windows. */
         const double lat = (double)p->analytic_latency;
-        if (fabs((double)r.latency_cycles - lat) > 0.08 * lat)
+        if (fabs((double)r.latency_cycles - lat) > 0.05 * lat)
             fail_msg("%s %s %s partition %d: latency %lld simulated, %lld analytic", mc->model,
                      cm_backend_name(mc->backend), mc->board, i, (long long)r.latency_cycles,
                      (long long)p->analytic_latency);
@@ -410,6 +412,53 @@ static void test_strided_last_row(void **state)
     cm_design_free(d);
 }
 
+static int node_named(const cm_design *d, const char *name)
+{
+    for (int i = 0; i < d->hd.n_nodes; i++)
+        if (!strcmp(d->hd.nodes[i].name, name))
+            return i;
+    fail_msg("no node %s", name);
+    return -1;
+}
+
+/* Late rows (first_frame.c) on MobileNetV1's first FINN partition, by hand. MVAU_6 (the
+ * slowest, 8,192 cycles a 14x14 pixel) ends at z. FMPadding_7 pads its 14 rows to 16:
+ * its bottom row comes only after z (1/16). The 3x3 generator after it writes output
+ * row j (of 14) in the slots that read its input row j + 3: rows 12 and 13 wait for
+ * that late row (2/14). VVAU_6 passes them on as 28 of its 196 vectors; the 1x1
+ * generator writes row j while reading row j + 1, so its rows 11 to 13 wait (3/14),
+ * and MVAU_7 (4,096 cycles a vector, 802,816 a sample) still has those 42 vectors to
+ * do after z: its last output is at least z + 3/14 * 802,816 = z + 172,032, which is
+ * where the model puts it (the simulation: 226,051 after MVAU_6's last output; the
+ * even spreading before said 28,801). */
+static void test_late_rows(void **state)
+{
+    (void)state;
+    cm_design *d = rule_design(&cases[10]);
+    const int pad = node_named(d, "FMPadding_Batch_7");
+    const int mvau6 = node_named(d, "StreamingFCLayer_Batch_6");
+    const int mvau7 = node_named(d, "StreamingFCLayer_Batch_7");
+    const int part = d->part_of[mvau7];
+    assert_int_equal(d->part_of[mvau6], part);
+    const int first = d->parts[part].first;
+    const double *late = d->scratch_time + 2 * (size_t)d->hd.n_nodes;
+    cm_late_rec recs[64];
+    assert_true(cm_design_late_cap(d, mvau7) <= 64);
+    const int n = cm_design_late_records(d, first, mvau7, late + (size_t)first * CM_LATE_STRIDE,
+                                         recs);
+    int found = -1;
+    for (int k = 0; k < n; k++)
+        if (recs[k].source == pad)
+            found = k;
+    assert_true(found >= 0);
+    assert_float_equal(recs[found].share, 3.0 / 14.0, 1e-12);
+    assert_float_equal(recs[found].work, 3.0 / 14.0, 1e-12);
+    assert_float_equal(d->state[mvau7].cost.cycles, 802816.0, 0.0);
+    const double *ft = d->scratch_time;
+    assert_float_equal(ft[2 * mvau7 + 1], ft[2 * mvau6 + 1] + 172032.0, 1e-6);
+    cm_design_free(d);
+}
+
 int main(void)
 {
     static const struct CMUnitTest hand[] = {
@@ -419,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_padding_penalty),
         cmocka_unit_test(test_bad_folding),
         cmocka_unit_test(test_strided_last_row),
+        cmocka_unit_test(test_late_rows),
     };
     enum { N_HAND = sizeof hand / sizeof hand[0] };
     struct CMUnitTest tests[N_HAND + sizeof cases / sizeof cases[0]];

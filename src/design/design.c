@@ -290,7 +290,7 @@ static cm_status design_alloc(cm_design *d, cm_error *err)
     d->scratch_fold = calloc(2 * n, sizeof *d->scratch_fold);
     d->scratch_mark = calloc(n, sizeof *d->scratch_mark);
     d->scratch_list = calloc(4 * n + 4, sizeof *d->scratch_list);
-    d->scratch_time = calloc(3 * n + 3, sizeof *d->scratch_time);
+    d->scratch_time = calloc((2 + CM_LATE_STRIDE) * n + 3, sizeof *d->scratch_time);
     if (!d->state || !d->memo || !d->part_of || !d->parts || !d->scratch_fold ||
         !d->scratch_mark || !d->scratch_list || !d->scratch_time)
         return cm_error_nomem(err);

@@ -70,12 +70,46 @@ double cm_design_depth_bound(const cm_block_cost *c);
  * input rows its rows' times spread over, and when a consumer at `pace` cycles an input
  * word has taken a producer's last row of row_words words (0: no such rows). */
 double cm_design_row_spread(const cm_block_timing *producer);
+/* Cycles block c takes an input word in when its `words` a sample are all waiting. */
+double cm_design_take_pace(const cm_block_cost *c, double words);
 double cm_design_last_row_taken(const cm_block_timing *producer, double first_out,
                                 double last_out, double row_words, double pace);
 
+/* Late rows (first_frame.c): output words of a node that wait for the last input word
+ * of some node upstream in its partition (the record's source: a window generator or
+ * padding whose last output rows follow its input's end), so that they and all the work
+ * on them come after that word. A node keeps up to CM_LATE_KEPT records, those of the
+ * nearest sources; `late` arrays hold CM_LATE_STRIDE doubles a node: its input's last
+ * word, its record count, then each record's source and late share of its output; then
+ * (first_frame.c's cache, since records follow from the shapes and the partition's
+ * first node alone) that first node + 1, and the count (-1: more than CM_LATE_BOUNDS)
+ * and the source and work share of the records that bound the node's last output. */
+enum {
+    CM_LATE_KEPT = 4,
+    CM_LATE_BOUNDS = 1 + 2 * CM_LATE_KEPT,
+    CM_LATE_KEY = 2 + 2 * CM_LATE_KEPT,
+    CM_LATE_STRIDE = CM_LATE_KEY + 2 + 2 * CM_LATE_BOUNDS
+};
+
+typedef struct cm_late_rec {
+    int source;   /* the node whose input's last word the rows wait for */
+    double share; /* of this node's output */
+    double work;  /* of this node's cycles a sample done after that word */
+} cm_late_rec;
+
+/* Node i's records (up to CM_LATE_KEPT + its producers' count) from its producers'
+ * kept in late[(p - first) * CM_LATE_STRIDE], sources first to last by index. Its own
+ * rows count as a record when it has a producer in the partition. Returns how many. */
+int cm_design_late_records(const cm_design *d, int first, int i, const double *late,
+                           cm_late_rec *out);
+/* Keeps the records with a late share in node i's slot of `late` (the nearest sources). */
+void cm_design_late_keep(double *slot, const cm_late_rec *recs, int n);
+/* The most records cm_design_late_records can return for a node. */
+int cm_design_late_cap(const cm_design *d, int i);
+
 /* The first-frame latency of nodes [first, end) as one partition, cycles
- * (first_frame.c). scratch holds 2 doubles a node (indexed by node) and keeps each
- * node's figures: those of nodes before `from` are taken as they are. */
+ * (first_frame.c). scratch holds 2 + CM_LATE_STRIDE doubles a node (indexed by node)
+ * and keeps each node's figures: those of nodes before `from` are taken as they are. */
 double cm_design_first_frame(const cm_design *d, int first, int end, int from, double *scratch);
 
 /* Recomputes one partition's aggregates from its nodes. */

@@ -15,7 +15,18 @@
  *   F_i = max(at(fill_words), a + fill_cycles) + head   its first output word
  *   L_i = max(z + tail, max(at(start_words), a + start_cycles) + rest, F_i)
  * The partition's first-frame latency is the latest L of a block whose output leaves
- * the partition. */
+ * the partition.
+ *
+ * Even spreading misses one thing: output rows that wait for the end of an input.
+ * FINN's window generator writes a row's windows in the slots that read the next rows,
+ * so its last rows, and padding's bottom rows, come only after the input's last word;
+ * the rows after a burst of such rows wait for that burst, and so on down a chain. A
+ * consumer slower than the burst is still working on it long after the producer's end
+ * (MobileNetV1's first FINN partition: an MVAU three of its fourteen rows behind). So
+ * each node carries "late" records (cm_late_rec): the share of its output that waits
+ * for the last input word z of a source upstream, and L >= z + work * cycles for the
+ * share of its work on it. The rows follow from the shapes alone (cm_block_timing's
+ * late_* fields), so exact's program has the same rows (src/optimise/exact_ilp.c). */
 #include "design/design_internal.h"
 
 #include <math.h>
@@ -57,9 +68,128 @@ double cm_design_last_row_taken(const cm_block_timing *producer, double first_ou
     return last_out - (last_out - first_out) / cm_design_row_spread(producer) + row_words * pace;
 }
 
+double cm_design_take_pace(const cm_block_cost *c, double words)
+{
+    if (c->timing.take_cycles > 0)
+        return c->timing.take_cycles;
+    return c->cycles / (words > 0 ? words : 1.0);
+}
+
 double cm_design_row_spread(const cm_block_timing *producer)
 {
     return (producer->out_rows - 1.0) * producer->row_stride + 1.0;
+}
+
+/* floor and ceil by conversion (the counts here are far below 2^53): libm's calls
+ * would dominate the records' cost in the optimisers' incremental evaluation */
+static double floor_of(double x)
+{
+    const double i = (double)(int64_t)x;
+    return i > x ? i - 1.0 : i;
+}
+
+static double ceil_of(double x)
+{
+    const double i = (double)(int64_t)x;
+    return i < x ? i + 1.0 : i;
+}
+
+/* Output rows (of t->late_out_rows) that wait for an input of which the last r rows
+ * (r < 1: only the last word) are late: row j waits for input row j * stride + base,
+ * late when at or past the first late row. */
+static double late_rows_out(const cm_block_timing *t, double r)
+{
+    const double threshold = t->late_in_rows - floor_of(r + 1e-9);
+    const double stride = t->late_stride > 0 ? t->late_stride : 1.0;
+    double j0 = ceil_of((threshold - t->late_base) / stride - 1e-9);
+    if (j0 < 0)
+        j0 = 0;
+    return j0 >= t->late_out_rows ? 0.0 : t->late_out_rows - j0;
+}
+
+/* From a late share of the input: this node's late rows and the work on them. */
+static cm_late_rec late_through(const cm_block_timing *t, int source, double in_share)
+{
+    const double r = in_share * t->late_in_rows;
+    const double rows = late_rows_out(t, r);
+    cm_late_rec rec = {source, rows / t->late_out_rows, floor_of(r + 1e-9) / t->late_in_rows};
+    if (t->late_by_output)
+        rec.work = maxd(rec.work, rec.share);
+    return rec;
+}
+
+int cm_design_late_cap(const cm_design *d, int i)
+{
+    return 1 + CM_LATE_KEPT * d->hd.nodes[i].n_pred;
+}
+
+/* Merges rec into out[0..n), sorted by source: the same source keeps the larger share
+ * and work. */
+static int late_merge(cm_late_rec *out, int n, cm_late_rec rec)
+{
+    int k = n;
+    while (k > 0 && out[k - 1].source > rec.source)
+        k--;
+    if (k > 0 && out[k - 1].source == rec.source) {
+        out[k - 1].share = maxd(out[k - 1].share, rec.share);
+        out[k - 1].work = maxd(out[k - 1].work, rec.work);
+        return n;
+    }
+    for (int j = n; j > k; j--)
+        out[j] = out[j - 1];
+    out[k] = rec;
+    return n + 1;
+}
+
+int cm_design_late_records(const cm_design *d, int first, int i, const double *late,
+                           cm_late_rec *out)
+{
+    const cm_hd_node *n = &d->hd.nodes[i];
+    const cm_block_timing *t = &d->state[i].cost.timing;
+    if (t->late_in_rows <= 0)
+        return 0;
+    int count = 0;
+    bool inside = false;
+    for (int k = 0; k < n->n_pred; k++) {
+        const int p = n->pred[k];
+        if (p < first)
+            continue;
+        inside = true;
+        const double *slot = late + (size_t)(p - first) * CM_LATE_STRIDE;
+        const int kept = (int)slot[1];
+        for (int r = 0; r < kept; r++) {
+            const cm_late_rec rec = late_through(t, (int)slot[2 + 2 * r], slot[3 + 2 * r]);
+            if (rec.work > 0 || rec.share > 0)
+                count = late_merge(out, count, rec);
+        }
+    }
+    if (inside) { /* its own last rows, after its input's last word (the last source) */
+        const double rows = late_rows_out(t, 0.0);
+        if (rows > 0) {
+            const double share = rows / t->late_out_rows;
+            const cm_late_rec own = {i, share, t->late_by_output ? share : 0.0};
+            count = late_merge(out, count, own);
+        }
+    }
+    return count;
+}
+
+void cm_design_late_keep(double *slot, const cm_late_rec *recs, int n)
+{
+    /* recs run by source: the nearest sources are the last with a late share */
+    int from = n, kept = 0;
+    while (from > 0 && kept < CM_LATE_KEPT) {
+        from--;
+        kept += recs[from].share > 0;
+    }
+    int c = 0;
+    for (int k = from; k < n; k++)
+        if (recs[k].share > 0) {
+            slot[2 + 2 * c] = recs[k].source;
+            slot[3 + 2 * c] = recs[k].share;
+            c++;
+        }
+    slot[1] = c;
 }
 
 static frame_time block_time(const cm_block_cost *c, double words, double burst, frame_time in)
@@ -76,7 +206,8 @@ static frame_time block_time(const cm_block_cost *c, double words, double burst,
 
 /* Block i's first and last output word, from its producers' (those before `first`,
  * in an earlier partition, stream from off-chip memory). */
-static frame_time node_time(const cm_design *d, int first, int i, const frame_time *ft)
+static frame_time node_time(const cm_design *d, int first, int i, const frame_time *ft,
+                            double *input_last)
 {
     const cm_hd_node *n = &d->hd.nodes[i];
     const cm_block_cost *c = &d->state[i].cost;
@@ -98,6 +229,7 @@ static frame_time node_time(const cm_design *d, int first, int i, const frame_ti
         const double beat = c->timing.beat_words > 0 ? c->timing.beat_words : 1.0;
         in.last_out = maxd(in.last_out, words / beat);
     }
+    *input_last = in.last_out;
     frame_time out = block_time(c, words, burst, in);
     const cm_block_timing *t = &c->timing;
     double taken = 0.0; /* when its producers' last rows are taken */
@@ -109,7 +241,7 @@ static frame_time node_time(const cm_design *d, int first, int i, const frame_ti
         const double rows = pt->out_rows > 0 ? pt->out_rows : 1.0;
         taken = maxd(taken, cm_design_last_row_taken(pt, ft[p].first_out, ft[p].last_out,
                                                      (double)d->hd.nodes[p].size_out / rows,
-                                                     c->cycles / words));
+                                                     cm_design_take_pace(c, words)));
     }
     /* a block whose first output needs its whole input (an inner product) writes it
      * only once all is taken */
@@ -119,14 +251,89 @@ static frame_time node_time(const cm_design *d, int first, int i, const frame_ti
     return out;
 }
 
+/* Node i's last output no earlier than each late record allows; its records kept. */
+/* Node i's records into its slot: those it keeps for its consumers, and those that
+ * bound its last output (cached: they hold for every folding). */
+static void late_records_into(const cm_design *d, int first, int i, double *late)
+{
+    double *slot = late + (size_t)(i - first) * CM_LATE_STRIDE;
+    cm_late_rec recs[1 + CM_LATE_KEPT * 8]; /* up to 8 producers without malloc */
+    cm_late_rec *heap = NULL, *r = recs;
+    const int cap = cm_design_late_cap(d, i);
+    slot[1] = 0;
+    slot[CM_LATE_KEY] = first + 1.0;
+    slot[CM_LATE_KEY + 1] = 0;
+    if (cap > (int)(sizeof recs / sizeof recs[0])) {
+        heap = malloc((size_t)cap * sizeof *heap);
+        if (!heap) { /* leave it uncached: the next look tries again */
+            slot[CM_LATE_KEY] = 0;
+            return;
+        }
+        r = heap;
+    }
+    const int count = cm_design_late_records(d, first, i, late, r);
+    int bounds = 0;
+    for (int k = 0; k < count && bounds >= 0; k++)
+        if (r[k].work > 0) {
+            if (bounds == CM_LATE_BOUNDS) {
+                bounds = -1;
+                break;
+            }
+            slot[CM_LATE_KEY + 2 + 2 * bounds] = r[k].source;
+            slot[CM_LATE_KEY + 3 + 2 * bounds] = r[k].work;
+            bounds++;
+        }
+    slot[CM_LATE_KEY + 1] = bounds;
+    cm_design_late_keep(slot, r, count);
+    free(heap);
+}
+
+/* Node i's last output no earlier than each late record allows. */
+static void late_bound(const cm_design *d, int first, int i, double *late, frame_time *ft)
+{
+    double *slot = late + (size_t)(i - first) * CM_LATE_STRIDE;
+    if (d->state[i].cost.timing.late_in_rows <= 0) { /* no late rows on this backend */
+        slot[1] = 0;
+        return;
+    }
+    if (slot[CM_LATE_KEY] != first + 1.0)
+        late_records_into(d, first, i, late);
+    const double cycles = d->state[i].cost.cycles;
+    const int bounds = (int)slot[CM_LATE_KEY + 1];
+    if (bounds >= 0) {
+        for (int k = 0; k < bounds; k++) {
+            const int src = (int)slot[CM_LATE_KEY + 2 + 2 * k];
+            const double z = late[(size_t)(src - first) * CM_LATE_STRIDE];
+            ft[i].last_out = maxd(ft[i].last_out, z + slot[CM_LATE_KEY + 3 + 2 * k] * cycles);
+        }
+        return;
+    }
+    /* more than the cache holds: every record again */
+    const int cap = cm_design_late_cap(d, i);
+    cm_late_rec *r = malloc((size_t)cap * sizeof *r);
+    if (!r)
+        return;
+    const int count = cm_design_late_records(d, first, i, late, r);
+    for (int k = 0; k < count; k++)
+        if (r[k].work > 0) {
+            const double z = late[(size_t)(r[k].source - first) * CM_LATE_STRIDE];
+            ft[i].last_out = maxd(ft[i].last_out, z + r[k].work * cycles);
+        }
+    free(r);
+}
+
 double cm_design_first_frame(const cm_design *d, int first, int end, int from, double *scratch)
 {
     frame_time *ft = (frame_time *)(void *)scratch; /* per node, kept between calls */
+    double *late = scratch + 2 * (size_t)d->hd.n_nodes + (size_t)first * CM_LATE_STRIDE;
     double latency = 0.0;
     for (int i = first; i < end; i++) {
         const cm_hd_node *n = &d->hd.nodes[i];
-        if (i >= from)
-            ft[i] = node_time(d, first, i, ft);
+        if (i >= from) {
+            double *slot = late + (size_t)(i - first) * CM_LATE_STRIDE;
+            ft[i] = node_time(d, first, i, ft, &slot[0]);
+            late_bound(d, first, i, late, ft);
+        }
         bool leaves = n->n_succ == 0;
         for (int k = 0; k < n->n_succ; k++)
             leaves |= n->succ[k] >= end;

@@ -31,6 +31,17 @@ typedef struct cm_block_timing {
                           * each written only once the last input row of its window is
                           * in (0: no such rows) */
     double row_stride;   /* input rows a window moves down between output rows */
+    double take_cycles;  /* cycles it takes an input word in when all are waiting (0: its
+                          * cycles over its words, a block working as it reads) */
+    /* Which output rows wait for the end of its input (first_frame.c, "late rows"):
+     * output row j of late_out_rows is written only once input row j * late_stride +
+     * late_base of late_in_rows is in (a row at or past late_in_rows: once the last
+     * input word is). late_in_rows 0: the block passes no such rows on (the backend
+     * does not model them). Rows may be any unit the block works in (a vector, a
+     * pixel row); producer and consumer meet in fractions of the sample. */
+    double late_in_rows, late_out_rows, late_stride, late_base;
+    int late_by_output;  /* its work on late rows is its output's (a window generator
+                          * writing windows, padding), else its input's */
 } cm_block_timing;
 
 typedef struct cm_block_cost {

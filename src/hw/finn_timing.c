@@ -108,6 +108,52 @@ static void maxpool_timing(const cm_finn_node *n, double cycles, cm_block_timing
     t->burst_words = n->channels; /* a tap or pixel per slot */
 }
 
+/* Which output rows wait for the end of the input (cm_block_timing's late rows). */
+static void set_late_rows(cm_block_timing *t, double in_rows, double out_rows, double stride,
+                          double base, int by_output)
+{
+    t->late_in_rows = in_rows > 0 ? in_rows : 0.0;
+    t->late_out_rows = out_rows > 0 ? out_rows : 1.0;
+    t->late_stride = stride;
+    t->late_base = base;
+    t->late_by_output = by_output;
+}
+
+/* The generator writes output row j's windows in the slots that read the rows after
+ * its window, the first of them row j * s + extent (padded rows: FMPadding adds them
+ * before), so a window waits for that row's word in its slot; a pointwise node's
+ * vectors are its rows; a pool's output row waits for its last input row; a whole-map
+ * node's one output waits for everything. */
+static void finn_late_rows(const cm_finn_node *n, cm_block_timing *t)
+{
+    const double nv = (double)n->num_vectors;
+    switch (n->kind) {
+    case CM_FINN_SWG: {
+        const double ext = pos(n->dilation[0]) * (n->kernel[0] - 1.0) + 1.0;
+        set_late_rows(t, n->ifm_dim[0], n->ofm_dim[0], pos(n->stride[0]), ext, 1);
+        break;
+    }
+    case CM_FINN_FMPADDING:
+        set_late_rows(t, n->ifm_dim[0], n->ifm_dim[0] + n->pad[0] + n->pad[2], 1.0, -n->pad[0], 1);
+        break;
+    case CM_FINN_MAXPOOL: {
+        const double k = pos(n->pool_dim);
+        set_late_rows(t, n->ifm_dim[0], floor(n->ifm_dim[0] / k), k, k - 1.0, 1);
+        break;
+    }
+    case CM_FINN_POOL:
+        set_late_rows(t, n->ofm_dim[0], n->ofm_dim[0], 1.0, 0.0, 0);
+        break;
+    case CM_FINN_GLOBALACCPOOL:
+    case CM_FINN_LABELSELECT:
+        set_late_rows(t, nv > 0 ? nv : 1.0, 1.0, 1.0, nv > 0 ? nv : 1.0, 0);
+        break;
+    default: /* vector at a time */
+        set_late_rows(t, nv, nv, 1.0, 0.0, 0);
+        break;
+    }
+}
+
 void cm_finn_node_timing(const cm_finn_node *n, cm_block_cost *out)
 {
     cm_block_timing *t = &out->timing;
@@ -154,4 +200,5 @@ void cm_finn_node_timing(const cm_finn_node *n, cm_block_cost *out)
         cm_block_timing_pointwise(t, cycles, n->channels, pe);
         break;
     }
+    finn_late_rows(n, t);
 }

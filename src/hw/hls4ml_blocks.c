@@ -215,6 +215,7 @@ void cm_hls4ml_layer_timing(const cm_hls4ml_layer *l, cm_block_cost *out)
         t->head_cycles = t->tail_cycles = t->rest_cycles = out->cycles;
         t->beat_words = words;
         t->burst_words = l->multiplies ? (double)l->n_out : words;
+        t->take_cycles = 1.0 / words; /* the whole vector in one iteration */
         return;
     }
     if (l->kind == CM_HLS4ML_GLOBAL_POOL) {
@@ -236,6 +237,8 @@ void cm_hls4ml_layer_timing(const cm_hls4ml_layer *l, cm_block_cost *out)
     t->tail_cycles = rf + cm_window_tail_outputs(&l->win[0], &l->win[1]);
     t->beat_words = c;
     t->burst_words = l->channels_out > 0 ? (double)l->channels_out : 1.0;
+    t->out_rows = (double)l->win[0].out;
+    t->row_stride = (double)l->win[0].stride;
 }
 
 void cm_hls4ml_layer_cost(const cm_hls4ml_layer *l, cm_block_cost *out)

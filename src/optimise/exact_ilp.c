@@ -36,6 +36,9 @@ typedef struct ilp {
     bool frame;     /* the first frame is modelled (else D is left out: a bound) */
     int *frame_col; /* per node: first output, start, last output; input's first and
                      * last word (0 where a producer's own times serve) */
+    int *input_last; /* per node: the column of its input's last word (0: memory) */
+    double *late;    /* per node: its late records (first_frame.c), CM_LATE_STRIDE each */
+    cm_late_rec *recs; /* one node's records while its rows are made */
     int *ind;       /* one row's coefficients, 1-based as GLPK wants them */
     double *val;
     double t_lb;    /* T's bound in the program: the fastest node, eq. 7's floor */
@@ -61,6 +64,9 @@ static void ilp_free(ilp *m)
     free(m->off);
     free(m->col);
     free(m->frame_col);
+    free(m->input_last);
+    free(m->late);
+    free(m->recs);
     free(m->ind);
     free(m->val);
 }
@@ -80,10 +86,19 @@ static cm_status ilp_alloc(ilp *m, ex_problem *p, const ex_segment *s, cm_error 
     size_t total = (size_t)m->off[m->n] + (size_t)m->n + 4;
     m->col = calloc(total, sizeof *m->col);
     m->frame_col = calloc(FRAME_COLS * (size_t)m->n, sizeof *m->frame_col);
+    int cap = 1;
+    for (int i = 0; i < m->n; i++) {
+        const int c = cm_design_late_cap(p->d, s->first + i);
+        cap = c > cap ? c : cap;
+    }
+    m->input_last = calloc((size_t)m->n + 1, sizeof *m->input_last);
+    m->late = calloc((size_t)m->n * CM_LATE_STRIDE + 1, sizeof *m->late);
+    m->recs = malloc((size_t)cap * sizeof *m->recs);
     m->ind = malloc(total * sizeof *m->ind);
     m->val = malloc(total * sizeof *m->val);
     m->lp = glp_create_prob();
-    if (!m->col || !m->frame_col || !m->ind || !m->val || !m->lp)
+    if (!m->col || !m->frame_col || !m->input_last || !m->late || !m->recs || !m->ind ||
+        !m->val || !m->lp)
         return cm_error_nomem(err);
     return CM_OK;
 }
@@ -455,7 +470,8 @@ typedef struct row_arg {
 static double w_last_row(const ex_config *c, const void *arg)
 {
     const row_arg *r = arg;
-    return r->row_words * c->cycles / r->words +
+    const cm_block_cost cost = {.cycles = c->cycles, .timing = c->timing};
+    return r->row_words * cm_design_take_pace(&cost, r->words) +
            (r->head ? c->timing.head_cycles : c->timing.tail_cycles);
 }
 
@@ -546,6 +562,25 @@ static int add_input_times(ilp *m, int i, const frame_arg *fa, int *a, int *z)
     return inside;
 }
 
+/* L >= z + work * cycles_k for each of node i's late records (first_frame.c), z the
+ * last input word of the record's source; its records kept for its consumers. */
+static double w_late(const ex_config *c, const void *arg)
+{
+    return *(const double *)arg * c->cycles;
+}
+
+static void add_late_rows(ilp *m, int i, int L)
+{
+    const int count =
+        cm_design_late_records(m->p->d, m->s->first, m->s->first + i, m->late, m->recs);
+    for (int k = 0; k < count; k++) {
+        const int src = m->recs[k].source - m->s->first;
+        if (m->recs[k].work > 0 && m->input_last[src])
+            add_after(m, i, L, m->input_last[src], w_late, &m->recs[k].work);
+    }
+    cm_design_late_keep(m->late + (size_t)i * CM_LATE_STRIDE, m->recs, count);
+}
+
 /* Whether node i's output leaves the segment (or the network). */
 static bool leaves_segment(const ilp *m, int i)
 {
@@ -584,6 +619,8 @@ static void add_frame_rows(ilp *m)
                 if (hn->pred[k] >= m->s->first)
                     add_last_row_rows(m, i, hn->pred[k] - m->s->first, &fa, big_m);
         }
+        m->input_last[i] = z;
+        add_late_rows(m, i, L);
         add_after(m, i, L, S, w_rest, NULL);
         add_at_least(m, L, F);
         if (leaves_segment(m, i)) {
