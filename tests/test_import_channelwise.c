@@ -214,6 +214,49 @@ static void test_layer_norm_block(void **state)
     cm_graph_free(g);
 }
 
+/* A transformer is refused at its first attention operator (src/model/attention.c):
+ * here a product of two feature maps, scaled, into a Softmax, behind a Transpose the
+ * importer refuses first; the message names the product and keeps the first refusal.
+ * A product with a weight into a Softmax is no attention: the Transpose is named. */
+static Onnx__ModelProto *scores_block(bool weight)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 4, 4, 4});
+    Onnx__NodeProto *t = ob_node(m, "Transpose", "swap_hw", "x", "t");
+    ob_attr_ints(t, "perm", 4, (int64_t[]){0, 1, 3, 2});
+    ob_init_float(m, "scale", 1, (int64_t[]){1}, NULL);
+    if (weight)
+        ob_init_float(m, "w", 4, (int64_t[]){1, 4, 4, 4}, NULL);
+    ob_node(m, "MatMul", "scores", weight ? "t,w" : "x,t", "s");
+    ob_node(m, "Div", "scaled", "s,scale", "q");
+    ob_node(m, "Softmax", "attend", "q", "y");
+    ob_output(m, "y", 4, NULL);
+    return m;
+}
+
+static void test_attention_named(void **state)
+{
+    (void)state;
+    size_t len;
+    Onnx__ModelProto *m = scores_block(false);
+    uint8_t *bytes = ob_pack(m, &len);
+    ob_model_free(m);
+    cm_graph *g = NULL;
+    cm_error err = {0};
+    assert_int_equal(cm_model_load_buffer(bytes, len, "vit.onnx", ".", &g, &err), CM_EINPUT);
+    assert_null(g);
+    assert_non_null(strstr(err.message, "vit.onnx: node 'scores' (MatMul): attention"));
+    assert_non_null(strstr(err.message, "first stopped at node 'swap_hw' (Transpose)"));
+    free(bytes);
+    m = scores_block(true);
+    bytes = ob_pack(m, &len);
+    ob_model_free(m);
+    assert_int_equal(cm_model_load_buffer(bytes, len, "cnn.onnx", ".", &g, &err), CM_EINPUT);
+    assert_non_null(strstr(err.message, "cnn.onnx: node 'swap_hw' (Transpose)"));
+    assert_null(strstr(err.message, "attention"));
+    free(bytes);
+}
+
 /* A Transpose that changes the layout stays refused, naming the node and operator:
  * channels last moved elsewhere than back, a channels-last map reshaped, a plain
  * transpose of the spatial axes. */
@@ -499,6 +542,7 @@ int main(void)
         cmocka_unit_test(test_small_convnext_opset13),
         cmocka_unit_test(test_convnext_tiny_opset13),
         cmocka_unit_test(test_linear_resize),
+        cmocka_unit_test(test_attention_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -502,6 +502,25 @@ static cm_status read_opset(cm_import *im)
     return CM_OK;
 }
 
+/* A refused transformer is refused at its first attention operator, whatever the
+ * importer met first (kept at the end of the line). */
+static void name_attention(cm_import *im, const Onnx__GraphProto *gp)
+{
+    const int a = cm_import_first_attention(gp);
+    if (a < 0)
+        return;
+    const Onnx__NodeProto *n = gp->node[a];
+    char first[CM_ERROR_MESSAGE_MAX];
+    const size_t skip = strlen(im->origin) + 2; /* "ORIGIN: " */
+    const char *msg = im->err->message;
+    snprintf(first, sizeof first, "%s",
+             strncmp(msg, im->origin, skip - 2) == 0 && strlen(msg) >= skip ? msg + skip : msg);
+    cm_import_fail(im, n, CM_EINPUT,
+                   "attention (a product of two feature maps into a Softmax): cnnmap maps "
+                   "CNNs, not transformers (the import first stopped at %s)",
+                   first);
+}
+
 static cm_status import_graph(cm_import *im)
 {
     const Onnx__GraphProto *gp = im->model->graph;
@@ -529,6 +548,8 @@ static cm_status import_graph(cm_import *im)
     for (size_t i = 0; st == CM_OK && i < gp->n_node; i++)
         st = run_node(im, gp->node[order[i]]);
     free(order);
+    if (st == CM_EINPUT)
+        name_attention(im, gp);
     if (st == CM_OK)
         st = set_outputs(im, gp);
     if (st == CM_OK && im->g->n_layers == 0)

@@ -147,4 +147,8 @@ cm_status cm_import_pointwise_matmul(cm_import *im, const Onnx__NodeProto *node,
 /* The unquantised description of float32 data. */
 cm_quant cm_quant_float(void);
 
+/* The node index of the graph's first attention operator (a product of two feature
+ * maps whose scores feed a Softmax: a transformer's), or -1 (attention.c). */
+int cm_import_first_attention(const Onnx__GraphProto *gp);
+
 #endif
