@@ -214,6 +214,66 @@ static void test_layer_norm_block(void **state)
     cm_graph_free(g);
 }
 
+/* F.normalize(x, dim=1) [* scale], as torch.onnx writes SSD300's L2Norm: ReduceL2 over
+ * the channels, Clip(min eps) (or Max with eps), Expand to x's shape (or not), Div,
+ * [Mul by a per-channel scale]; axis `axis` instead of the channels to be refused. */
+static Onnx__ModelProto *l2_norm_block(bool max_not_clip, bool expand, bool scale, int64_t axis)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 4, 3, 5});
+    ob_init_float(m, "eps", 0, NULL, (const float[]){0.5f});
+    ob_init_float(m, "s", 4, (int64_t[]){1, 4, 1, 1}, (const float[]){1.0f, 2.0f, -0.5f, 3.0f});
+    Onnx__NodeProto *r = ob_node(m, "ReduceL2", "norm", "x", "n");
+    ob_attr_ints(r, "axes", 1, (int64_t[]){axis});
+    ob_attr_int(r, "keepdims", 1);
+    ob_node(m, max_not_clip ? "Max" : "Clip", "floor", max_not_clip ? "eps,n" : "n,eps", "c");
+    if (expand) {
+        ob_node(m, "Shape", "shape", "x", "sh");
+        ob_node(m, "Expand", "expand", "c,sh", "e");
+    }
+    ob_node(m, "Div", "divide", expand ? "x,e" : "x,c", scale ? "q" : "y");
+    if (scale)
+        ob_node(m, "Mul", "scale", "s,q", "y");
+    ob_output(m, "y", 4, NULL);
+    return m;
+}
+
+/* One layer norm layer with norm_l2 and eps as alpha; the executor (ReduceL2 among its
+ * kernels) gives x / max(||x||, eps) * s per pixel. */
+static void test_l2_norm(void **state)
+{
+    (void)state;
+    for (int v = 0; v < 2; v++) {
+        cm_runner *r = NULL;
+        cm_graph *g = load_both(l2_norm_block(v == 1, v == 0, v == 0, 1), &r);
+        assert_int_equal(g->n_layers, 1);
+        const cm_layer *l = &g->layers[0];
+        assert_int_equal(l->op, CM_OP_LAYERNORM);
+        assert_true(l->norm_l2);
+        assert_true(fabs(l->alpha - 0.5) < 1e-12);
+        assert_int_equal(l->n_weights, v == 0 ? 4 : 0);
+        assert_string_equal(l->name, v == 0 ? "scale" : "divide");
+        cm_array *x = ramp(4, (int64_t[]){1, 4, 3, 5}), *y = run(r, x);
+        const double s[4] = {1.0, 2.0, -0.5, 3.0};
+        for (int p = 0; p < 15; p++) {
+            double sq = 0;
+            for (int c = 0; c < 4; c++)
+                sq += (double)x->f[c * 15 + p] * x->f[c * 15 + p];
+            const double norm = fmax(sqrt(sq), 0.5);
+            for (int c = 0; c < 4; c++) {
+                const double want = x->f[c * 15 + p] / norm * (v == 0 ? s[c] : 1.0);
+                assert_true(fabs(y->f[c * 15 + p] - want) <= 1e-5 * (1.0 + fabs(want)));
+            }
+        }
+        cm_array_free(x);
+        cm_array_free(y);
+        cm_runner_free(r);
+        cm_graph_free(g);
+    }
+    /* a norm over the rows is not a normalisation over channels */
+    expect_refused(l2_norm_block(false, true, true, 2), "norm", "ReduceL2");
+}
+
 /* A transformer is refused at its first attention operator (src/model/attention.c):
  * here a product of two feature maps, scaled, into a Softmax, behind a Transpose the
  * importer refuses first; the message names the product and keeps the first refusal.
@@ -543,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_convnext_tiny_opset13),
         cmocka_unit_test(test_linear_resize),
         cmocka_unit_test(test_attention_named),
+        cmocka_unit_test(test_l2_norm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

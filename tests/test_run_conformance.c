@@ -33,7 +33,7 @@ static const char *const SUPPORTED[] = {
     "Squeeze", "Unsqueeze", "Transpose", "Pad", "Resize", "Upsample", "Identity", "Dropout",
     "Constant", "Shape", "Gather", "Slice", "Cast", "Floor", "Ceil", "Sqrt", "Exp", "Neg", "Abs",
     "Pow", "Equal", "Where", "Expand", "ConstantOfShape", "Range", "Min", "Max", "Sum", "Mean",
-    "ReduceSum", "ReduceMax", "Erf", "QuantizeLinear", "DequantizeLinear", "QLinearConv",
+    "ReduceSum", "ReduceMax", "ReduceL2", "Erf", "QuantizeLinear", "DequantizeLinear", "QLinearConv",
     "QLinearMatMul", "MatMulInteger", "ConvInteger", "LayerNormalization", "Reciprocal",
     "Size",
 };

@@ -85,6 +85,8 @@ typedef struct cm_layer {
     bool count_include_pad; /* average pooling divides by the padded window */
     int upsample[2];        /* upsample factors, H and W */
     bool interpolate;       /* upsample: bilinear (each output blends 4 inputs), not nearest */
+    bool norm_l2;           /* layernorm: divided by the L2 norm of the pixel's channels (at
+                             * least alpha), not centred (SSD's L2Norm) */
     int64_t channel_offset; /* slice: the first input channel it takes */
 
     bool has_bias;

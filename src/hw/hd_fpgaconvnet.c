@@ -79,7 +79,7 @@ static int64_t gcd64(int64_t a, int64_t b)
 static const char *fcn_layer_op(const cm_layer *l, cm_fcn_kind kind)
 {
     if (l->op == CM_OP_LAYERNORM)
-        return "LayerNorm";
+        return l->norm_l2 ? "L2Norm" : "LayerNorm";
     return l->op == CM_OP_SLICE ? "Slice" : l->op == CM_OP_SHUFFLE ? "ChannelShuffle"
                                                                     : fcn_op_name(kind);
 }

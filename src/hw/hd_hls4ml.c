@@ -127,7 +127,9 @@ static cm_status hls_layer(cm_hd_build *b, int li, cm_error *err)
         cm_hd_pass_through(b, li);
         return CM_OK;
     }
-    int idx = cm_hd_add_layer_node(b, li, l->name, hls_op_name(l->op));
+    int idx = cm_hd_add_layer_node(b, li, l->name,
+                                   l->op == CM_OP_LAYERNORM && l->norm_l2 ? "L2Normalization"
+                                                                          : hls_op_name(l->op));
     if (idx < 0)
         return cm_error_nomem(err);
     cm_hd_node *n = &b->h->nodes[idx];

@@ -424,6 +424,9 @@ static cm_status run_node(cm_import *im, const Onnx__NodeProto *node)
     cm_status form = check_opset_form(im, node);
     if (form != CM_OK)
         return form;
+    cm_status fused;
+    if (cm_import_l2_norm_step(im, node, &fused))
+        return fused;
     cm_node_handler handler = cm_import_handler_for(node->domain, node->op_type);
     if (!handler)
         return cm_import_fail(im, node, CM_EINPUT, "unknown operator '%s'%s%s",
@@ -539,6 +542,8 @@ static cm_status import_graph(cm_import *im)
     if (!im->tensors || !cm_strmap_init(&im->by_name, cap))
         return cm_error_nomem(im->err);
     cm_status st = define_sources(im, gp);
+    if (st == CM_OK)
+        st = cm_import_find_l2_norms(im);
     if (st != CM_OK)
         return st;
     size_t *order = malloc((gp->n_node ? gp->n_node : 1) * sizeof *order);
@@ -568,6 +573,7 @@ static void import_free(cm_import *im)
     for (int i = 0; i < im->n_tensors; i++)
         free(im->tensors[i].values);
     free(im->tensors);
+    free(im->l2_norms);
     cm_strmap_free(&im->by_name);
     if (im->model)
         onnx__model_proto__free_unpacked(im->model, NULL);

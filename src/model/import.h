@@ -64,6 +64,8 @@ typedef struct cm_import {
     cm_error *err;
     bool layer_channels_last; /* the layer being appended reads channels-last input */
     const Onnx__NodeProto *layer_moved_by; /* and the Transpose that moved them */
+    struct cm_l2_norm *l2_norms; /* written-out L2 normalisations (import_l2norm.c) */
+    int n_l2_norms;
 } cm_import;
 
 /* Node handlers: `in` holds the node's resolved inputs (NULL for an omitted optional
@@ -150,5 +152,12 @@ cm_quant cm_quant_float(void);
 /* The node index of the graph's first attention operator (a product of two feature
  * maps whose scores feed a Softmax: a transformer's), or -1 (attention.c). */
 int cm_import_first_attention(const Onnx__GraphProto *gp);
+
+/* Finds the graph's written-out L2 normalisations over channels (import_l2norm.c), before
+ * any node runs. */
+cm_status cm_import_find_l2_norms(cm_import *im);
+/* True when node is a step of one: *st is CM_OK for a step passed over (its output is
+ * read by the next step alone), or the status of making the layer at the last step. */
+bool cm_import_l2_norm_step(cm_import *im, const Onnx__NodeProto *node, cm_status *st);
 
 #endif

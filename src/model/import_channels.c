@@ -194,10 +194,9 @@ static cm_status read_per_channel(cm_import *im, const Onnx__NodeProto *node, co
     return cm_tensor_read_floats(im, t, out);
 }
 
-/* The layer norm layer over the channels of x, with per-channel gamma and beta when given,
- * producing node's output 0. */
-static cm_status layer_norm_layer(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x,
-                                  const cm_tensor *gamma, const cm_tensor *beta, double eps)
+cm_status cm_import_norm_layer(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x,
+                               const cm_tensor *gamma, const cm_tensor *beta, double eps,
+                               bool l2)
 {
     cm_shape s;
     cm_status st = cm_import_chw(im, node, x, &s);
@@ -207,6 +206,7 @@ static cm_status layer_norm_layer(cm_import *im, const Onnx__NodeProto *node, cm
     if (!l)
         return im->err->code;
     l->alpha = eps;
+    l->norm_l2 = l2;
     if (gamma) {
         l->weight_q = gamma->q;
         if ((st = read_per_channel(im, node, gamma, s.c, &l->weights)) != CM_OK)
@@ -237,8 +237,8 @@ static cm_status op_layer_norm(cm_import *im, const Onnx__NodeProto *node, cm_te
         if (*node->output[k])
             return cm_import_fail(im, node, CM_EINPUT, "the Mean and InvStdDev outputs are not "
                                   "supported");
-    return layer_norm_layer(im, node, in[0], in[1], n_in > 2 ? in[2] : NULL,
-                            cm_attr_float(node, "epsilon", 1e-5));
+    return cm_import_norm_layer(im, node, in[0], in[1], n_in > 2 ? in[2] : NULL,
+                                cm_attr_float(node, "epsilon", 1e-5), false);
 }
 
 /* --- LayerNorm written out (torch.onnx before opset 17) ---
@@ -520,7 +520,7 @@ static cm_status layer_norm_tail(cm_import *im, const Onnx__NodeProto *tail, con
         return cm_import_fail(im, tail, CM_EINPUT,
                               "normalises over axes other than the channels (only a layer "
                               "normalisation over each pixel's channels is supported)");
-    return layer_norm_layer(im, tail, x, gamma, beta, eps);
+    return cm_import_norm_layer(im, tail, x, gamma, beta, eps, false);
 }
 
 /* ReduceMean, Sub, Pow, Add, Sqrt, Div, Mul: a step of a written-out LayerNorm, or the

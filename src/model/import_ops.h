@@ -43,6 +43,12 @@ cm_status cm_import_transpose_activation(cm_import *im, const Onnx__NodeProto *n
 /* import_split.c: Split and Slice of a feature map's channels (slice layers), and
  * ShuffleNet's channel shuffle, Reshape (N, g, C/g, H, W) -> Transpose (0, 2, 1, 3, 4)
  * -> Reshape (N, C, H, W), which becomes one shuffle layer. */
+/* A layer norm layer over the channels of x (import_channels.c): per-channel gamma and
+ * beta when given, eps, and for an L2 normalisation (divided by the channels' L2 norm,
+ * at least eps, not centred) l2; produces node's output 0. */
+cm_status cm_import_norm_layer(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x,
+                               const cm_tensor *gamma, const cm_tensor *beta, double eps,
+                               bool l2);
 cm_status cm_import_split(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in, int n_in);
 cm_status cm_import_slice_activation(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in,
                                      int n_in);

@@ -167,7 +167,7 @@ static cm_status global_pool(cm_run_ctx *cx, cm_array **in, int n_in, cm_array *
 CM_RUN_KERNEL(cm_run_global_average_pool) { (void)n_out; return global_pool(cx, in, n_in, out, false); }
 CM_RUN_KERNEL(cm_run_global_max_pool) { (void)n_out; return global_pool(cx, in, n_in, out, true); }
 
-typedef enum reduce_op { RED_SUM, RED_MEAN, RED_MAX } reduce_op;
+typedef enum reduce_op { RED_SUM, RED_MEAN, RED_MAX, RED_L2 } reduce_op;
 
 static cm_status reduce(cm_run_ctx *cx, cm_array **in, int n_in, cm_array **out, reduce_op op,
                         bool axes_input)
@@ -225,7 +225,9 @@ static cm_status reduce(cm_run_ctx *cx, cm_array **in, int n_in, cm_array **out,
         for (int d = 0; d < x->rank; d++)
             o = o * kdims[d] + (reduced[d] ? 0 : idx[d]);
         double v = cm_run_getf(x, k);
-        acc[o] = op == RED_MAX ? (v > acc[o] || isnan(v) ? v : acc[o]) : acc[o] + v;
+        acc[o] = op == RED_MAX ? (v > acc[o] || isnan(v) ? v : acc[o])
+                 : op == RED_L2 ? acc[o] + v * v
+                                : acc[o] + v;
         for (int d = x->rank - 1; d >= 0; d--) {
             if (++idx[d] < x->dims[d])
                 break;
@@ -233,7 +235,7 @@ static cm_status reduce(cm_run_ctx *cx, cm_array **in, int n_in, cm_array **out,
         }
     }
     for (int64_t k = 0; k < y->count; k++) {
-        double v = op == RED_MEAN ? acc[k] / (double)count : acc[k];
+        double v = op == RED_MEAN ? acc[k] / (double)count : op == RED_L2 ? sqrt(acc[k]) : acc[k];
         if (y->f)
             y->f[k] = v;
         else
@@ -245,6 +247,7 @@ static cm_status reduce(cm_run_ctx *cx, cm_array **in, int n_in, cm_array **out,
 
 CM_RUN_KERNEL(cm_run_reduce_mean) { (void)n_out; return reduce(cx, in, n_in, out, RED_MEAN, cm_run_opset(cx) >= 18); }
 CM_RUN_KERNEL(cm_run_reduce_max) { (void)n_out; return reduce(cx, in, n_in, out, RED_MAX, cm_run_opset(cx) >= 18); }
+CM_RUN_KERNEL(cm_run_reduce_l2) { (void)n_out; return reduce(cx, in, n_in, out, RED_L2, cm_run_opset(cx) >= 18); }
 CM_RUN_KERNEL(cm_run_reduce_sum) { (void)n_out; return reduce(cx, in, n_in, out, RED_SUM, cm_run_opset(cx) >= 13); }
 
 CM_RUN_KERNEL(cm_run_softmax)

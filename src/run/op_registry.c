@@ -16,6 +16,7 @@ static const kernel_entry onnx_kernels[] = {
     {"MaxPool", cm_run_max_pool}, {"AveragePool", cm_run_average_pool},
     {"GlobalAveragePool", cm_run_global_average_pool}, {"GlobalMaxPool", cm_run_global_max_pool},
     {"ReduceMean", cm_run_reduce_mean}, {"ReduceSum", cm_run_reduce_sum},
+    {"ReduceL2", cm_run_reduce_l2},
     {"ReduceMax", cm_run_reduce_max}, {"Softmax", cm_run_softmax},
     {"BatchNormalization", cm_run_batch_norm}, {"LayerNormalization", cm_run_layer_norm},
     {"Resize", cm_run_resize},

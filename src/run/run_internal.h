@@ -214,6 +214,7 @@ CM_RUN_KERNEL(cm_run_qlinear_matmul);
 CM_RUN_KERNEL(cm_run_max_pool); CM_RUN_KERNEL(cm_run_average_pool);
 CM_RUN_KERNEL(cm_run_global_average_pool); CM_RUN_KERNEL(cm_run_global_max_pool);
 CM_RUN_KERNEL(cm_run_reduce_mean); CM_RUN_KERNEL(cm_run_reduce_sum);
+CM_RUN_KERNEL(cm_run_reduce_l2);
 CM_RUN_KERNEL(cm_run_reduce_max); CM_RUN_KERNEL(cm_run_softmax);
 CM_RUN_KERNEL(cm_run_batch_norm); CM_RUN_KERNEL(cm_run_resize); CM_RUN_KERNEL(cm_run_upsample);
 CM_RUN_KERNEL(cm_run_layer_norm);

@@ -63,9 +63,6 @@ KNOWN_GAPS = [
     # InstanceNormalization, Reshape back, Mul and Add: not imported yet.
     (r"^(retinanet_resnet50_fpn_v2|fcos_resnet50_fpn)$", "InstanceNormalization",
      "GroupNorm in the detection heads"),
-    # SSD300's L2Norm on conv4_3 (F.normalize over channels: ReduceL2, Clip, Expand,
-    # Div, then Mul by a per-channel scale), in its backbone: not imported yet.
-    (r"^ssd300_vgg16(__backbone)?$", "ReduceL2", "the L2Norm of the SSD300 backbone"),
 ]
 
 # torch.onnx.export's own limits: (name pattern, opset or None for all, what its

@@ -1,0 +1,164 @@
+/* L2 normalisation over channels written out, as torch.onnx writes F.normalize(x, dim=1)
+ * (SSD300's L2Norm on conv4_3): ReduceL2(x, axes 1, keepdims) -> Clip(min eps) (or Max
+ * with eps) [-> Expand to x's shape] -> Div(x, .) [-> Mul by a per-channel scale]. One
+ * layer norm layer with norm_l2 set: per pixel, its channels divided by their L2 norm
+ * (at least eps), then scaled. The steps are found before any node runs (their
+ * constants are read at the last step, once defined); every step but the last defines
+ * nothing, as only the next step reads its output. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/import.h"
+#include "model/import_ops.h"
+
+typedef struct cm_l2_norm {
+    const Onnx__NodeProto *reduce, *clip, *expand, *div, *mul;
+} cm_l2_norm;
+
+static bool is_op(const Onnx__NodeProto *n, const char *op)
+{
+    return n && n->op_type && cm_import_is_onnx_domain(n->domain) && !strcmp(n->op_type, op);
+}
+
+/* The only reader of node n's output 0, reading it as input k (-1: either of two), or
+ * NULL (a graph output counts as a reader). */
+static const Onnx__NodeProto *sole_reader(const Onnx__GraphProto *gp, const Onnx__NodeProto *n,
+                                          int k)
+{
+    if (!n || n->n_output < 1 || !*n->output[0])
+        return NULL;
+    const char *name = n->output[0];
+    for (size_t i = 0; i < gp->n_output; i++)
+        if (gp->output[i]->name && !strcmp(gp->output[i]->name, name))
+            return NULL;
+    const Onnx__NodeProto *r = NULL;
+    for (size_t i = 0; i < gp->n_node; i++)
+        for (size_t j = 0; j < gp->node[i]->n_input; j++)
+            if (!strcmp(gp->node[i]->input[j], name)) {
+                if (r)
+                    return NULL;
+                r = gp->node[i];
+                if (k >= 0 ? (int)j != k : r->n_input != 2)
+                    return NULL;
+            }
+    return r;
+}
+
+static bool match(const Onnx__GraphProto *gp, const Onnx__NodeProto *reduce, cm_l2_norm *m)
+{
+    *m = (cm_l2_norm){.reduce = reduce};
+    if (reduce->n_input < 1)
+        return false;
+    const Onnx__NodeProto *r = sole_reader(gp, reduce, 0); /* a Clip reads it first */
+    if (!is_op(r, "Clip")) {
+        r = sole_reader(gp, reduce, -1);
+        if (!is_op(r, "Max"))
+            return false;
+    }
+    m->clip = r;
+    r = sole_reader(gp, m->clip, 0);
+    if (is_op(r, "Expand")) {
+        m->expand = r;
+        r = sole_reader(gp, m->expand, 1);
+    } else {
+        r = sole_reader(gp, m->clip, 1);
+    }
+    if (!is_op(r, "Div") || r->n_input != 2 || strcmp(r->input[0], reduce->input[0]))
+        return false;
+    m->div = r;
+    r = sole_reader(gp, m->div, -1);
+    if (is_op(r, "Mul"))
+        m->mul = r;
+    return true;
+}
+
+cm_status cm_import_find_l2_norms(cm_import *im)
+{
+    const Onnx__GraphProto *gp = im->model->graph;
+    for (size_t i = 0; i < gp->n_node; i++) {
+        cm_l2_norm m;
+        if (!is_op(gp->node[i], "ReduceL2") || !match(gp, gp->node[i], &m))
+            continue;
+        cm_l2_norm *grown = realloc(im->l2_norms, (size_t)(im->n_l2_norms + 1) * sizeof *grown);
+        if (!grown)
+            return cm_error_nomem(im->err);
+        im->l2_norms = grown;
+        im->l2_norms[im->n_l2_norms++] = m;
+    }
+    return CM_OK;
+}
+
+/* The constant `name` as one value, or false. */
+static bool scalar(cm_import *im, const char *name, double *out)
+{
+    const cm_tensor *t = *name ? cm_import_find(im, name) : NULL;
+    if (!t || t->kind != CM_TENSOR_CONST || !t->values || t->count != 1)
+        return false;
+    *out = t->values[0];
+    return true;
+}
+
+/* The last step: what only the constants and shapes tell, then the layer. */
+static cm_status l2_norm_tail(cm_import *im, const Onnx__NodeProto *tail, const cm_l2_norm *m)
+{
+    cm_tensor *x = cm_import_find(im, m->reduce->input[0]);
+    if (!x || x->kind != CM_TENSOR_ACTIVATION)
+        return cm_import_fail(im, m->reduce, CM_EINPUT, "input '%s' must be a feature map",
+                              m->reduce->input[0]);
+    int64_t axes[2];
+    int na = cm_attr_ints(m->reduce, "axes", axes, 2);
+    double a;
+    if (na < 0 && m->reduce->n_input > 1 && scalar(im, m->reduce->input[1], &a)) {
+        na = 1;
+        axes[0] = (int64_t)a;
+    }
+    if (na != 1 || (axes[0] != 1 && axes[0] != 1 - x->rank) || x->channels_last ||
+        cm_attr_int(m->reduce, "keepdims", 1) != 1)
+        return cm_import_fail(im, m->reduce, CM_EINPUT,
+                              "an L2 normalisation must take its norm over the channels (axis 1) "
+                              "alone, keeping the axis");
+    double eps = 0.0;
+    bool have_eps;
+    if (is_op(m->clip, "Clip")) {
+        have_eps = m->clip->n_input > 1 ? scalar(im, m->clip->input[1], &eps)
+                                        : (eps = cm_attr_float(m->clip, "min", -1.0)) >= 0.0;
+        double hi;
+        if (m->clip->n_input > 2 && *m->clip->input[2] && (!scalar(im, m->clip->input[2], &hi) ||
+                                                           hi < 3.0e38))
+            have_eps = false; /* an upper bound changes the norm */
+    } else {
+        const char *other = !strcmp(m->clip->input[0], m->reduce->output[0]) ? m->clip->input[1]
+                                                                             : m->clip->input[0];
+        have_eps = scalar(im, other, &eps);
+    }
+    if (!have_eps || !(eps >= 0.0))
+        return cm_import_fail(im, m->clip, CM_EINPUT,
+                              "the norm's lower bound must be a constant of at least 0 (and no "
+                              "upper bound)");
+    const cm_tensor *gamma = NULL;
+    if (m->mul) {
+        const char *other = !strcmp(m->mul->input[0], m->div->output[0]) ? m->mul->input[1]
+                                                                         : m->mul->input[0];
+        gamma = cm_import_find(im, other);
+        if (!gamma || gamma->kind != CM_TENSOR_CONST)
+            return cm_import_fail(im, m->mul, CM_EINPUT, "the scale must be a constant");
+    }
+    return cm_import_norm_layer(im, tail, x, gamma, NULL, eps, true);
+}
+
+bool cm_import_l2_norm_step(cm_import *im, const Onnx__NodeProto *node, cm_status *st)
+{
+    for (int i = 0; i < im->n_l2_norms; i++) {
+        const cm_l2_norm *m = &im->l2_norms[i];
+        const Onnx__NodeProto *tail = m->mul ? m->mul : m->div;
+        if (node == tail) {
+            *st = l2_norm_tail(im, node, m);
+            return true;
+        }
+        if (node == m->reduce || node == m->clip || node == m->expand || node == m->div) {
+            *st = CM_OK;
+            return true;
+        }
+    }
+    return false;
+}
