@@ -37,6 +37,9 @@ def general(reason):
     """A refusal without the layer's name, so that networks share their notes."""
     reason = re.sub(r"^cnnmap: [^:]*: ", "", reason)
     reason = re.sub(r"^(layer|node) '?[^ ']*'?( \([^)]*\))?: ", "", reason)
+    reason = re.sub(r"^layer \S+ \((\w+)\) has no (\w+) building block$",
+                    r"no \2 building block for \1", reason)
+    reason = re.sub(r"\(groups \d+\)", "(groups G)", reason)
     return re.sub(r" \(the import first stopped at .*", "", reason)
 
 
