@@ -272,6 +272,17 @@ static void test_l2_norm(void **state)
     }
     /* a norm over the rows is not a normalisation over channels */
     expect_refused(l2_norm_block(false, true, true, 2), "norm", "ReduceL2");
+    /* an upper bound on the norm changes it: refused at the Clip */
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 4, 3, 5});
+    ob_init_float(m, "eps", 0, NULL, (const float[]){0.5f});
+    ob_init_float(m, "hi", 0, NULL, (const float[]){2.0f});
+    Onnx__NodeProto *r = ob_node(m, "ReduceL2", "norm", "x", "n");
+    ob_attr_ints(r, "axes", 1, (int64_t[]){1});
+    ob_node(m, "Clip", "floor", "n,eps,hi", "c");
+    ob_node(m, "Div", "divide", "x,c", "y");
+    ob_output(m, "y", 4, NULL);
+    expect_refused(m, "floor", "Clip");
 }
 
 /* A transformer is refused at its first attention operator (src/model/attention.c):
