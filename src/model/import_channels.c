@@ -296,10 +296,8 @@ static int readers(cm_import *im, const char *name, const Onnx__NodeProto **out,
     return n;
 }
 
-/* The only reader of node n's output, if it is an `op` that reads it as input k (k -1:
- * as either input of a binary operator). */
-static const Onnx__NodeProto *sole_reader(cm_import *im, const Onnx__NodeProto *n,
-                                          const char *op, int k)
+const Onnx__NodeProto *cm_import_sole_reader(cm_import *im, const Onnx__NodeProto *n,
+                                             const char *op, int k)
 {
     const Onnx__NodeProto *r = NULL;
     if (!n || n->n_output < 1 || readers(im, n->output[0], &r, 1) != 1 || !is_op(r, op))
@@ -326,14 +324,14 @@ static bool is_const_name(cm_import *im, const char *name)
 static const Onnx__NodeProto *affine_step(cm_import *im, const Onnx__NodeProto *n,
                                           const char *op)
 {
-    const Onnx__NodeProto *r = sole_reader(im, n, op, -1);
+    const Onnx__NodeProto *r = cm_import_sole_reader(im, n, op, -1);
     return r && is_const_name(im, other_input(r, n->output[0])) ? r : NULL;
 }
 
 static bool match_from_head(cm_import *im, const Onnx__NodeProto *head, ln_nodes *m)
 {
     *m = (ln_nodes){.mean = is_op(head, "ReduceMean") && head->n_input ? head : NULL};
-    if (!m->mean || !(m->sub = sole_reader(im, head, "Sub", 1)) ||
+    if (!m->mean || !(m->sub = cm_import_sole_reader(im, head, "Sub", 1)) ||
         !reads(m->sub, 0, head->input[0]))
         return false;
     const Onnx__NodeProto *r[2];
@@ -342,10 +340,10 @@ static bool match_from_head(cm_import *im, const Onnx__NodeProto *head, ln_nodes
     m->pow = is_op(r[0], "Pow") ? r[0] : is_op(r[1], "Pow") ? r[1] : NULL;
     m->div = is_op(r[0], "Div") ? r[0] : is_op(r[1], "Div") ? r[1] : NULL;
     if (!reads(m->pow, 0, m->sub->output[0]) || !reads(m->div, 0, m->sub->output[0]) ||
-        !(m->var = sole_reader(im, m->pow, "ReduceMean", 0)) ||
-        !(m->add_eps = sole_reader(im, m->var, "Add", -1)) ||
-        !(m->sqrt = sole_reader(im, m->add_eps, "Sqrt", 0)) ||
-        sole_reader(im, m->sqrt, "Div", 1) != m->div)
+        !(m->var = cm_import_sole_reader(im, m->pow, "ReduceMean", 0)) ||
+        !(m->add_eps = cm_import_sole_reader(im, m->var, "Add", -1)) ||
+        !(m->sqrt = cm_import_sole_reader(im, m->add_eps, "Sqrt", 0)) ||
+        cm_import_sole_reader(im, m->sqrt, "Div", 1) != m->div)
         return false;
     m->mul = affine_step(im, m->div, "Mul");
     m->add_beta = affine_step(im, m->mul ? m->mul : m->div, "Add");

@@ -20,55 +20,19 @@ static bool is_op(const Onnx__NodeProto *n, const char *op)
     return n && n->op_type && cm_import_is_onnx_domain(n->domain) && !strcmp(n->op_type, op);
 }
 
-/* The only reader of node n's output 0, reading it as input k (-1: either of two), or
- * NULL (a graph output counts as a reader). */
-static const Onnx__NodeProto *sole_reader(const Onnx__GraphProto *gp, const Onnx__NodeProto *n,
-                                          int k)
-{
-    if (!n || n->n_output < 1 || !*n->output[0])
-        return NULL;
-    const char *name = n->output[0];
-    for (size_t i = 0; i < gp->n_output; i++)
-        if (gp->output[i]->name && !strcmp(gp->output[i]->name, name))
-            return NULL;
-    const Onnx__NodeProto *r = NULL;
-    for (size_t i = 0; i < gp->n_node; i++)
-        for (size_t j = 0; j < gp->node[i]->n_input; j++)
-            if (!strcmp(gp->node[i]->input[j], name)) {
-                if (r)
-                    return NULL;
-                r = gp->node[i];
-                if (k >= 0 ? (int)j != k : r->n_input != 2)
-                    return NULL;
-            }
-    return r;
-}
-
-static bool match(const Onnx__GraphProto *gp, const Onnx__NodeProto *reduce, cm_l2_norm *m)
+static bool match(cm_import *im, const Onnx__NodeProto *reduce, cm_l2_norm *m)
 {
     *m = (cm_l2_norm){.reduce = reduce};
     if (reduce->n_input < 1)
         return false;
-    const Onnx__NodeProto *r = sole_reader(gp, reduce, 0); /* a Clip reads it first */
-    if (!is_op(r, "Clip")) {
-        r = sole_reader(gp, reduce, -1);
-        if (!is_op(r, "Max"))
-            return false;
-    }
-    m->clip = r;
-    r = sole_reader(gp, m->clip, 0);
-    if (is_op(r, "Expand")) {
-        m->expand = r;
-        r = sole_reader(gp, m->expand, 1);
-    } else {
-        r = sole_reader(gp, m->clip, 1);
-    }
-    if (!is_op(r, "Div") || r->n_input != 2 || strcmp(r->input[0], reduce->input[0]))
+    m->clip = cm_import_sole_reader(im, reduce, "Clip", 0);
+    if (!m->clip && !(m->clip = cm_import_sole_reader(im, reduce, "Max", -1)))
         return false;
-    m->div = r;
-    r = sole_reader(gp, m->div, -1);
-    if (is_op(r, "Mul"))
-        m->mul = r;
+    m->expand = cm_import_sole_reader(im, m->clip, "Expand", 0);
+    m->div = cm_import_sole_reader(im, m->expand ? m->expand : m->clip, "Div", 1);
+    if (!m->div || strcmp(m->div->input[0], reduce->input[0]))
+        return false;
+    m->mul = cm_import_sole_reader(im, m->div, "Mul", -1);
     return true;
 }
 
@@ -77,7 +41,7 @@ cm_status cm_import_find_l2_norms(cm_import *im)
     const Onnx__GraphProto *gp = im->model->graph;
     for (size_t i = 0; i < gp->n_node; i++) {
         cm_l2_norm m;
-        if (!is_op(gp->node[i], "ReduceL2") || !match(gp, gp->node[i], &m))
+        if (!is_op(gp->node[i], "ReduceL2") || !match(im, gp->node[i], &m))
             continue;
         cm_l2_norm *grown = realloc(im->l2_norms, (size_t)(im->n_l2_norms + 1) * sizeof *grown);
         if (!grown)

@@ -49,6 +49,11 @@ cm_status cm_import_transpose_activation(cm_import *im, const Onnx__NodeProto *n
 cm_status cm_import_norm_layer(cm_import *im, const Onnx__NodeProto *node, cm_tensor *x,
                                const cm_tensor *gamma, const cm_tensor *beta, double eps,
                                bool l2);
+/* The only reader of node n's output, if it is an `op` that reads it as input k (k -1:
+ * as either input of a binary operator); a graph output counts as a reader that is no
+ * node (import_channels.c). */
+const Onnx__NodeProto *cm_import_sole_reader(cm_import *im, const Onnx__NodeProto *n,
+                                             const char *op, int k);
 cm_status cm_import_split(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in, int n_in);
 cm_status cm_import_slice_activation(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in,
                                      int n_in);
