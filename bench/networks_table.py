@@ -40,6 +40,7 @@ def general(reason):
     reason = re.sub(r"^layer \S+ \((\w+)\) has no (\w+) building block$",
                     r"no \2 building block for \1", reason)
     reason = re.sub(r"\(groups \d+\)", "(groups G)", reason)
+    reason = re.sub(r", and this is \w+ from .*", "", reason)
     return re.sub(r" \(the import first stopped at .*", "", reason)
 
 

@@ -50,6 +50,8 @@ static bool attribute_allowed(const char *op, const char *attr)
                !strcmp(attr, "parallel_window");
     if (!strcmp(op, "FMPadding_rtl") || !strcmp(op, "StreamingConcat_hls"))
         return !strcmp(attr, "SIMD");
+    if (!strcmp(op, "StreamingMaxPool_hls") || !strcmp(op, "UpsampleNearestNeighbour_hls"))
+        return false; /* no folding of their own */
     return !strcmp(attr, "PE");
 }
 
@@ -315,6 +317,43 @@ static void test_wide_concat_and_fork(void **state)
     cm_design_free(d);
 }
 
+/* An FPN's top-down step: a 1x1 convolution of 8x8x8, its map upsampled 2x (nearest)
+ * and added to a lateral 1x1 convolution of a 16x16 map. The upsample is
+ * UpsampleNearestNeighbour_Batch_0 with IFMDim 8 and OFMDim 16, FINN's cycles OFMDim^2 =
+ * 256 (a pixel a cycle) and one row of 8 pixels of 8 x 4 bits held: FINN's BRAM18 table
+ * for 32-bit words, ceil(32/36) = 1. Its export is UpsampleNearestNeighbour_hls_0 with
+ * no folding attribute; it simulates. */
+static void test_upsample(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "top", 4, (int64_t[]){1, 8, 8, 8});
+    ob_input(m, "lat", 4, (int64_t[]){1, 8, 16, 16});
+    ob_init_float(m, "W0", 4, (int64_t[]){8, 8, 1, 1}, NULL);
+    ob_init_float(m, "W1", 4, (int64_t[]){8, 8, 1, 1}, NULL);
+    ob_init_float(m, "scales", 1, (int64_t[]){4}, (float[]){1, 1, 2, 2});
+    Onnx__NodeProto *c = ob_node(m, "Conv", "inner", "top,W0", "t");
+    ob_attr_ints(c, "kernel_shape", 2, (int64_t[]){1, 1});
+    c = ob_node(m, "Conv", "lateral", "lat,W1", "l");
+    ob_attr_ints(c, "kernel_shape", 2, (int64_t[]){1, 1});
+    ob_attr_string(ob_node(m, "Resize", "up", "t,,scales", "u"), "mode", "nearest");
+    ob_node(m, "Add", "sum", "u,l", "y");
+    ob_output(m, "y", 4, NULL);
+    cm_design *d = graph_design(cm_test_load_built(m, "fpn.onnx"), "zedboard");
+    assert_int_equal(count_kind(d, CM_FINN_UPSAMPLE), 1);
+    const int up = cm_design_node_find(d, "UpsampleNearestNeighbour_Batch_0");
+    assert_true(up >= 0);
+    assert_int_equal(d->hd.nodes[up].hw.finn.ifm_dim[0], 8);
+    assert_int_equal(d->hd.nodes[up].hw.finn.ofm_dim[0], 16);
+    assert_true(d->state[up].cost.cycles == 256.0);
+    assert_int_equal(d->state[up].cost.res.bram18, 1);
+    check_simulation(d, -1, "upsample");
+    json_t *cfg = cm_export_finn_current_json(d);
+    assert_int_equal(check_config(cfg, "UpsampleNearestNeighbour_hls"), 1);
+    json_decref(cfg);
+    cm_design_free(d);
+}
+
 /* Whether node i is what a test looks for: a concat of a cascade ("StreamingConcat_3_1"),
  * a multiply whose input is broadcast (or not), a fork of a chain. */
 typedef enum wanted { CASCADE, CHAINED_FORK, MUL_BROADCAST, MUL_MAPS, ANY_CONCAT } wanted;
@@ -420,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_mobilenet_names),
         cmocka_unit_test(test_rtl_mvau),
         cmocka_unit_test(test_wide_concat_and_fork),
+        cmocka_unit_test(test_upsample),
         cmocka_unit_test(test_googlenet),
         cmocka_unit_test(test_densenet121),
         cmocka_unit_test(test_efficientnet_b0),

@@ -418,6 +418,63 @@ static void test_eltwise_concat(void **state)
     check_cost(&l, (expected_cost){1536, 0, 0, 0, 0, 0});
 }
 
+/* Resize (no layer at the reference commit): the walk, row buffers, multipliers and
+ * timing of fpgaconvnet_blocks.c and fpgaconvnet_timing.c, by hand. */
+static void test_resize(void **state)
+{
+    (void)state;
+    cm_fcn_layer l;
+    cm_block_cost c;
+    /* nearest 2x: 4x4x8 -> 8x8x8, coarse 2 (ch = 4). Output row o needs input row
+     * floor(o/2): every input row and column is fresh, so the walk is the 64 output
+     * pixels, 256 cycles. Rows are repeated: one row buffer of 4 pixels x 4 words a
+     * stream, bram_mem(16, 16) = 1, times 2 streams; no multipliers. */
+    cm_fcn_layer_init(&l, CM_FCN_RELU);
+    l.rows = l.cols = 4;
+    l.channels = 8;
+    l.coarse_in = l.coarse_out = 2;
+    cm_fcn_resize_init(&l, 8, 8, false);
+    assert_int_equal(l.kind, CM_FCN_RESIZE);
+    assert_int_equal(cm_fcn_rows_out(&l), 8);
+    assert_int_equal(cm_fcn_cols_out(&l), 8);
+    assert_int_equal(cm_fcn_channels_out(&l), 8);
+    check_cost(&l, (expected_cost){256, 0, 0, 0, 2, 0});
+    /* first output with the first input word; the last input pixel (row 3, column 3)
+     * completes output columns 6 and 7 of row 6, then row 7 repeats row 3: (2 + 8 - 1)
+     * output pixels of 4 cycles after the one written a cycle after that word */
+    cm_fcn_layer_cost(&l, &c);
+    assert_rel(c.timing.fill_words, 2, 0);
+    assert_rel(c.timing.fill_cycles, 1, 0);
+    assert_rel(c.timing.rest_cycles, 256, 0);
+    assert_rel(c.timing.tail_cycles, 37, 0);
+    assert_rel(c.timing.burst_words, 8, 0);
+    /* bilinear 4x3x6 -> 6x2x6, coarse 3 (ch = 2). Rows: output o needs input
+     * min(floor(((2o + 1) 4 - 6) / 12) + 1, 3) = 1, 1, 2, 2, 3, 3: 3 fresh rows (row 0 is
+     * read with row 1 but no output waits for it), row 3 first needed by output 4.
+     * Columns: min(floor(((2o + 1) 3 - 2) / 4) + 1, 2) = 1, 2: 2 fresh, column 0 read
+     * without writing. Walk: (4 - 3) rows x 3 + 3 fresh rows x (3 - 2) + 6 x 2 = 18
+     * pixels, 36 cycles. Repeats and the row above: 2 row buffers of bram_mem(3 x 2, 16)
+     * = 1 a stream, 6; 4 multipliers a stream, 12. */
+    cm_fcn_layer_init(&l, CM_FCN_RELU);
+    l.rows = 4;
+    l.cols = 3;
+    l.channels = 6;
+    l.coarse_in = l.coarse_out = 3;
+    cm_fcn_resize_init(&l, 6, 2, true);
+    assert_int_equal(l.resize[0].fresh, 3);
+    assert_int_equal(l.resize[0].last_first, 4);
+    assert_int_equal(l.resize[1].fresh, 2);
+    check_cost(&l, (expected_cost){36, 0, 0, 0, 6, 12});
+    /* the first output needs input (1, 1): 4 pixels ahead, 8 cycles, then its first
+     * word; the last input pixel completes output (4, 1), then row 5 repeats: (1 + 2 -
+     * 1) x 2 + 1 */
+    cm_fcn_layer_cost(&l, &c);
+    assert_rel(c.timing.fill_words, 4 * 6 + 3, 0);
+    assert_rel(c.timing.fill_cycles, 9, 0);
+    assert_rel(c.timing.rest_cycles, 28, 0);
+    assert_rel(c.timing.tail_cycles, 5, 0);
+}
+
 /* ---- layer set-up and folding values ----------------------------------------------- */
 
 static void test_layer_init(void **state)
@@ -517,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_log2_convention),
         cmocka_unit_test(test_eltwise_concat),
+        cmocka_unit_test(test_resize),
         cmocka_unit_test(test_layer_init),
         cmocka_unit_test(test_rows_out),
         cmocka_unit_test(test_fine_values),

@@ -233,6 +233,34 @@ static void test_layer_cost_other(void **state)
     assert_int_equal(cm_hls4ml_reuse_factor(&pool), 0);
 }
 
+/* A resize writes a pixel a cycle: its cycles are its walk (cm_resize_axis), not its
+ * input pixels. DeepLabV3's pooled branch, 1x1 -> 28x28 bilinear: 784 cycles (the
+ * whole-vector rule for a 1x1 input would say 1); its first output needs the only
+ * pixel, and all 784 outputs follow it. A nearest 2x upsample of 4x4: 64 output
+ * pixels; after its last input pixel it writes output columns 6 and 7 of row 6 and then
+ * repeats row 3 as row 7: 10 pixels a cycle each, the first a cycle after that pixel
+ * came in, so the last 10 cycles after it. */
+static void test_resize_cost(void **state)
+{
+    (void)state;
+    cm_block_cost c;
+    cm_hls4ml_layer up = {.spatial = 1, .n_in = 1, .n_out = 1, .kernel_fold = 1,
+                          .resizes = true, .channels_in = 256, .channels_out = 256};
+    cm_resize_axis_make(1, 28, 1, &up.resize[0]);
+    cm_resize_axis_make(1, 28, 1, &up.resize[1]);
+    cm_hls4ml_layer_cost(&up, &c);
+    assert_true(c.cycles == 784.0);
+    assert_true(c.timing.fill_words == 256.0);
+    assert_true(c.timing.tail_cycles == 28.0 * 28.0);
+    cm_resize_axis_make(4, 8, 0, &up.resize[0]);
+    cm_resize_axis_make(4, 8, 0, &up.resize[1]);
+    up.spatial = 16;
+    cm_hls4ml_layer_cost(&up, &c);
+    assert_true(c.cycles == 64.0);
+    assert_true(c.timing.tail_cycles == 10.0);
+    assert_true(c.timing.rest_cycles == 64.0);
+}
+
 static void expect_res(cm_resources r, int64_t dsp, int64_t bram18, int64_t lut, int64_t ff)
 {
     if (r.dsp != dsp || r.bram18 != bram18 || r.uram != 0 || r.lut != lut || r.ff != ff)
@@ -462,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_folds_large_layer),
         cmocka_unit_test(test_conv_example),
         cmocka_unit_test(test_layer_cost_other),
+        cmocka_unit_test(test_resize_cost),
         cmocka_unit_test(test_weights),
         cmocka_unit_test(test_fifos_and_line_buffers),
         cmocka_unit_test(test_conv_node),

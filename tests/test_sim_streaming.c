@@ -312,6 +312,110 @@ static void test_bad_folding(void **state)
     cm_design_free(d);
 }
 
+/* conv0 (3x3, 4 -> 4 channels, 8x8 -> 6x6) -> Resize to rows x cols (nearest, or
+ * linear) -> conv1 (3x3, 4 -> 4). Unpadded: the model's padding penalty
+ * (test_padding_penalty) would set the interval. */
+static cm_graph *resize_chain(int rows, int cols, bool linear)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 4, 8, 8});
+    ob_init_float(m, "W0", 4, (int64_t[]){4, 4, 3, 3}, NULL);
+    ob_init_float(m, "W1", 4, (int64_t[]){4, 4, 3, 3}, NULL);
+    ob_init_int64(m, "sizes", 1, (int64_t[]){4}, (int64_t[]){1, 4, rows, cols});
+    Onnx__NodeProto *n = ob_node(m, "Conv", "conv0", "x,W0", "y0");
+    ob_attr_ints(n, "kernel_shape", 2, (int64_t[]){3, 3});
+    n = ob_node(m, "Resize", "up", "y0,,,sizes", "y1");
+    ob_attr_string(n, "mode", linear ? "linear" : "nearest");
+    n = ob_node(m, "Conv", "conv1", "y1,W1", "y2");
+    ob_attr_ints(n, "kernel_shape", 2, (int64_t[]){3, 3});
+    ob_output(m, "y2", 4, NULL);
+    return cm_test_load_built(m, "resize_chain.onnx");
+}
+
+/* The resize between two convolutions, nearest and bilinear, up by 2 and by other
+ * factors (6x6 to 5x7 shrinks the rows). fpgaConvNet at coarse 1 and 2 on every layer
+ * and with the convolutions fully unrolled so that the resize sets the pace; hls4ml
+ * with its resource-minimal reuse factors and with RF 1; FINN (square and nearest only)
+ * resource-minimal and with its MVAUs fully parallel. The simulated interval within 2%
+ * of the model's and the first frame within 5% of the partition model's (when written:
+ * all 29 intervals exact, first frames within 3.0%, within 3 cycles where the resize is
+ * the slowest), and the design's own stream depths run it without deadlock. FINN
+ * refuses a bilinear or a non-square resize, naming the layer. */
+static void check_resize(cm_backend backend, int rows, int cols, bool linear, int variant)
+{
+    cm_design *d = backend_design(resize_chain(rows, cols, linear), backend,
+                                  CM_OBJECTIVE_LATENCY, 1);
+    int resize = -1;
+    for (int k = 0; k < d->hd.n_nodes; k++)
+        if (d->graph->layers[d->hd.nodes[k].layer].op == CM_OP_UPSAMPLE)
+            resize = k;
+    assert_true(resize >= 0);
+    for (int k = 0; k < d->hd.n_nodes; k++) {
+        const cm_hd_node *n = &d->hd.nodes[k];
+        if (backend == CM_BACKEND_HLS4ML && variant == 1 && k != resize)
+            cm_design_set_folding(d, k, 1, 1, 4 * 9 * 4); /* RF 1 */
+        else if (backend == CM_BACKEND_FPGACONVNET && k != resize)
+            cm_design_set_folding(d, k, variant < 2 ? variant + 1 : 4, variant < 2 ? variant + 1 : 4,
+                                  variant < 2 ? 1 : 9);
+        else if (backend == CM_BACKEND_FINN && variant == 1 && n->hw.finn.kind == CM_FINN_MVAU)
+            cm_design_set_folding(d, k, n->hw.finn.mw, n->hw.finn.mh, 1);
+    }
+    if (backend == CM_BACKEND_FPGACONVNET)
+        cm_design_set_folding(d, resize, variant == 1 ? 2 : 1, variant == 1 ? 2 : 1, 1);
+    sim_build b;
+    build(d, &b);
+    assert_int_equal(b.n_parts, 1);
+    const sim_part *p = &b.parts[0];
+    sim_run_result r;
+    run(p, 4, true, &r);
+    const double iv = (double)p->analytic_interval, lat = (double)p->analytic_latency;
+    if (fabs((double)r.interval_cycles - iv) > 0.02 * iv ||
+        fabs((double)r.latency_cycles - lat) > 0.05 * lat)
+        fail_msg("%s resize to %dx%d (%s), variant %d: interval %lld simulated, %.0f analytic; "
+                 "latency %lld simulated, %.0f analytic", cm_backend_name(backend), rows, cols,
+                 linear ? "linear" : "nearest", variant, (long long)r.interval_cycles, iv,
+                 (long long)r.latency_cycles, lat);
+    sim_run_result_free(&r);
+    run(p, 4, false, &r);
+    sim_run_result_free(&r);
+    sim_build_free(&b);
+    cm_design_free(d);
+}
+
+static void test_resize(void **state)
+{
+    (void)state;
+    static const struct {
+        int rows, cols;
+        bool linear;
+    } shapes[] = {{12, 12, false}, {12, 12, true}, {13, 11, true}, {12, 20, false}, {5, 7, true}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (int variant = 0; variant < 3; variant++)
+            check_resize(CM_BACKEND_FPGACONVNET, shapes[i].rows, shapes[i].cols,
+                         shapes[i].linear, variant);
+        for (int variant = 0; variant < 2; variant++)
+            check_resize(CM_BACKEND_HLS4ML, shapes[i].rows, shapes[i].cols, shapes[i].linear,
+                         variant);
+        /* FINN's upsample takes square maps in nearest mode only */
+        if (shapes[i].rows == shapes[i].cols && !shapes[i].linear)
+            for (int variant = 0; variant < 2; variant++)
+                check_resize(CM_BACKEND_FINN, shapes[i].rows, shapes[i].cols, false, variant);
+    }
+    for (int linear = 0; linear < 2; linear++) {
+        cm_graph *g = resize_chain(12, linear ? 12 : 20, linear);
+        cm_board board = roomy_board();
+        cm_design_options o;
+        cm_design_options_init(&o);
+        o.backend = CM_BACKEND_FINN;
+        cm_design *d = NULL;
+        cm_error err = {0};
+        assert_int_equal(cm_design_create(g, &board, &o, &d, &err), CM_EINPUT);
+        assert_null(d);
+        assert_non_null(strstr(err.message, "layer up (upsample): FINN's UpsampleNearestNeighbour"));
+        cm_graph_free(g);
+    }
+}
+
 /* ---- the models ---- */
 
 typedef struct model_case {
@@ -467,6 +571,7 @@ int main(void)
         cmocka_unit_test(test_two_partitions),
         cmocka_unit_test(test_padding_penalty),
         cmocka_unit_test(test_bad_folding),
+        cmocka_unit_test(test_resize),
         cmocka_unit_test(test_strided_last_row),
         cmocka_unit_test(test_late_rows),
     };

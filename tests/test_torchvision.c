@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cnnmap/design.h>
 #include <cnnmap/model.h>
+
+#include "design/design_internal.h"
 
 typedef struct published {
     const char *name;
@@ -139,6 +142,51 @@ static void test_channel_wise_blocks(void **state)
     cm_graph_free(g);
 }
 
+static const cm_node_state *node_named(const cm_design *d, const char *name)
+{
+    for (int i = 0; i < d->hd.n_nodes; i++)
+        if (!strcmp(d->hd.nodes[i].name, name))
+            return &d->state[i];
+    fail_msg("no node %s", name);
+    return NULL;
+}
+
+/* LRASPP's last Resize, 28x28x21 to 224x224 bilinear, at folding 1. Output row o blends
+ * input rows up to min(floor(((2o + 1) 28 - 224) / 448) + 1, 27): 1 for the first rows,
+ * so input row 0 is read without writing and rows 1 to 27 are fresh (the columns
+ * alike). The walk: (28 - 27) x 28 + 27 x (28 - 27) + 224 x 224 = 50,231 pixels.
+ * fpgaConvNet: 21 cycles each, 1,054,851; two row buffers of 28 x 21 = 588 16-bit words,
+ * bram_mem(588, 16) = 1 each; four multipliers. hls4ml: a pixel a cycle, 50,231. FINN
+ * takes no bilinear resize and says so at the first one. */
+static void test_segmentation_maps(void **state)
+{
+    (void)state;
+    char path[1024];
+    cm_test_generated_model("torchvision/lraspp_mobilenet_v3_large_noweights.onnx", path,
+                            sizeof path);
+    cm_design *d = cm_test_design(path, "u250", CM_BACKEND_FPGACONVNET, 0, true);
+    const cm_node_state *s = node_named(d, "/net/Resize");
+    assert_true(s->cost.cycles == 1054851.0);
+    assert_int_equal(s->cost.res.bram18, 2);
+    assert_int_equal(s->cost.res.dsp, 4);
+    cm_design_free(d);
+    d = cm_test_design(path, "u250", CM_BACKEND_HLS4ML, 0, true);
+    assert_true(node_named(d, "/net/Resize")->cost.cycles == 50231.0);
+    cm_design_free(d);
+    cm_graph *g = load("torchvision/lraspp_mobilenet_v3_large_noweights.onnx");
+    cm_board board;
+    cm_error err = {0};
+    assert_int_equal(cm_board_builtin("u250", &board, &err), CM_OK);
+    cm_design_options o;
+    cm_design_options_init(&o);
+    o.backend = CM_BACKEND_FINN;
+    assert_int_equal(cm_design_create(g, &board, &o, &d, &err), CM_EINPUT);
+    assert_non_null(strstr(err.message, "layer /net/classifier/Resize (upsample): FINN's "
+                                        "UpsampleNearestNeighbour enlarges a square map in "
+                                        "nearest mode, and this is bilinear from 14x14 to 28x28"));
+    cm_graph_free(g);
+}
+
 /* ShuffleNetV2, checked like the others (torchvision publishes 0.04 and 0.145 GMACs):
  * its chunks become slices, its channel shuffles shuffle layers. */
 static const published shufflenets[] = {
@@ -212,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_densenet121),  cmocka_unit_test(test_efficientnet_b0),
         cmocka_unit_test(test_convnext_tiny), cmocka_unit_test(test_lraspp_mobilenet_v3_large),
         cmocka_unit_test(test_channel_wise_blocks),
+        cmocka_unit_test(test_segmentation_maps),
         cmocka_unit_test(test_branches),
         cmocka_unit_test(test_shufflenet_v2_x0_5), cmocka_unit_test(test_shufflenet_v2_x1_0),
         cmocka_unit_test(test_shuffles),

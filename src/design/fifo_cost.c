@@ -110,7 +110,7 @@ static int64_t hls4ml_pixel(const cm_design *d, int i, bool out)
 {
     const cm_hd_node *n = &d->hd.nodes[i];
     const cm_layer *l = &d->graph->layers[n->layer];
-    if (n->hw.hls.spatial <= 1)
+    if (n->hw.hls.spatial <= 1 && !n->hw.hls.resizes)
         return out ? n->size_out : n->size_in;
     return out ? l->out_shape.c : l->in_shape.c;
 }
@@ -121,8 +121,9 @@ static int64_t lanes_of(const cm_design *d, int i, bool out)
     int64_t v;
     switch (d->hd.backend) {
     case CM_BACKEND_FINN:
-        v = n->hw.finn.kind == CM_FINN_MAXPOOL ? n->hw.finn.channels
-                                                : d->state[i].fold[out ? CM_FOLD_OUT : CM_FOLD_IN];
+        v = n->hw.finn.kind == CM_FINN_MAXPOOL || n->hw.finn.kind == CM_FINN_UPSAMPLE
+                ? n->hw.finn.channels
+                : d->state[i].fold[out ? CM_FOLD_OUT : CM_FOLD_IN];
         break;
     case CM_BACKEND_FPGACONVNET:
         v = d->state[i].fold[out ? CM_FOLD_OUT : CM_FOLD_IN];

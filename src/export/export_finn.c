@@ -161,6 +161,7 @@ static const char *current_op(const cm_design *d, const cm_finn_node *f)
     case CM_FINN_GLOBALACCPOOL: return "GlobalAccPool_hls";
     case CM_FINN_CONCAT: return "StreamingConcat_hls";
     case CM_FINN_MUL: return "ElementwiseMul_hls";
+    case CM_FINN_UPSAMPLE: return "UpsampleNearestNeighbour_hls";
     }
     return "unknown";
 }

@@ -22,6 +22,7 @@ static const char *layer_type(cm_fcn_kind k)
     case CM_FCN_SPLIT: return "SPLIT";
     case CM_FCN_ELTWISE: return "ELTWISE";
     case CM_FCN_CONCAT: return "CONCAT";
+    case CM_FCN_RESIZE: return "RESIZE";
     }
     return "UNKNOWN";
 }
@@ -70,6 +71,8 @@ static json_t *parameters(const cm_design *d, int i)
         json_object_set_new(p, "pad_bottom", json_integer(f->pad[2]));
         json_object_set_new(p, "pad_right", json_integer(f->pad[3]));
     }
+    if (f->kind == CM_FCN_RESIZE)
+        json_object_set_new(p, "mode", json_string(f->interpolate ? "bilinear" : "nearest"));
     json_object_set_new(p, "data_width", json_integer(f->data_width));
     json_object_set_new(p, "input_width", json_integer(f->data_width));
     json_object_set_new(p, "output_width", json_integer(f->data_width));

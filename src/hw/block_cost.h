@@ -65,6 +65,35 @@ double cm_window_fill_words(const cm_window_axis *rows, const cm_window_axis *co
 /* Outputs completed only by the last real input or by the padding after it. */
 double cm_window_tail_outputs(const cm_window_axis *rows, const cm_window_axis *cols);
 
+/* One spatial axis of a resize (an upsample, or any scale): each output position needs
+ * the input up to one position, floor(o * n_in / n_out) for the nearest mode (torch's
+ * "nearest") and, for a linear mode, the second of the two inputs it blends
+ * (half-pixel centres, torch's bilinear). `fresh` counts the input positions that are
+ * the need of some output (the needs never decrease), `last_first` is the first output
+ * needing the last input (n_out when none does) and `last_outputs` how many do. A
+ * streaming resize walks its output rows in order, reading an input row when an output
+ * row first needs it and writing as it reads the outputs each input pixel completes; it
+ * repeats a buffered row for the rows that need no new one, and reads without writing
+ * the rows and columns no output needs. Every backend's model and simulation of a
+ * resize share this walk. */
+typedef struct cm_resize_axis {
+    int64_t n_in, n_out;
+    int interpolate;
+    int64_t fresh, last_first, last_outputs;
+} cm_resize_axis;
+
+void cm_resize_axis_make(int64_t n_in, int64_t n_out, int interpolate, cm_resize_axis *a);
+int64_t cm_resize_need(const cm_resize_axis *a, int64_t o);
+/* Pixel times of the walk over rows r and columns c: (R - Fr) C + Fr (C - Fc) + Ro Co for
+ * R x C in, Ro x Co out and Fr, Fc fresh (Ro Co, the output, for any upsample). */
+double cm_resize_walk(const cm_resize_axis *r, const cm_resize_axis *c);
+/* A resize taking `pixel` cycles a pixel in or out, pixels of `channels` words, `beat`
+ * words a cycle read from off-chip, `cycles` a sample: its first output a cycle after
+ * the first word of the input pixel that output needs; after its last input word, that
+ * pixel's outputs, then the repeats of the last row. */
+void cm_block_timing_resize(cm_block_timing *t, double cycles, const cm_resize_axis *r,
+                            const cm_resize_axis *c, double pixel, double channels, double beat);
+
 /* A block that turns each input pixel of `channels` words into an output pixel written
  * at once, a word a cycle after it came in; `cycles` per sample, `beat_words` a cycle
  * from off-chip. */

@@ -78,3 +78,56 @@ void cm_block_timing_whole(cm_block_timing *t, double cycles, double words, doub
     t->tail_cycles = out_cycles;
     t->burst_words = out_words > 0 ? out_words : 1.0;
 }
+
+int64_t cm_resize_need(const cm_resize_axis *a, int64_t o)
+{
+    if (a->n_in <= 1 || a->n_out <= 0)
+        return 0;
+    if (!a->interpolate)
+        return o * a->n_in / a->n_out;
+    /* src = (o + 1/2) n_in / n_out - 1/2, clamped at 0: its floor, in integers, then
+     * the next input (the last one at the far edge) */
+    const int64_t num = (2 * o + 1) * a->n_in - a->n_out;
+    const int64_t low = num < 0 ? 0 : num / (2 * a->n_out);
+    return low + 1 < a->n_in ? low + 1 : a->n_in - 1;
+}
+
+void cm_resize_axis_make(int64_t n_in, int64_t n_out, int interpolate, cm_resize_axis *a)
+{
+    *a = (cm_resize_axis){n_in, n_out, interpolate != 0, 0, n_out, 0};
+    int64_t prev = -1;
+    for (int64_t o = 0; o < n_out; o++) {
+        const int64_t need = cm_resize_need(a, o);
+        a->fresh += need != prev;
+        prev = need;
+        if (need == n_in - 1) {
+            if (a->last_first == n_out)
+                a->last_first = o;
+            a->last_outputs++;
+        }
+    }
+}
+
+double cm_resize_walk(const cm_resize_axis *r, const cm_resize_axis *c)
+{
+    return (double)(r->n_in - r->fresh) * (double)c->n_in +
+           (double)r->fresh * (double)(c->n_in - c->fresh) + (double)r->n_out * (double)c->n_out;
+}
+
+void cm_block_timing_resize(cm_block_timing *t, double cycles, const cm_resize_axis *r,
+                            const cm_resize_axis *c, double pixel, double channels, double beat)
+{
+    const double ahead =
+        (double)cm_resize_need(r, 0) * (double)c->n_in + (double)cm_resize_need(c, 0);
+    t->beat_words = beat > 0 ? beat : 1.0;
+    t->burst_words = channels > 0 ? channels : 1.0;
+    t->fill_words = t->start_words = ahead * channels + t->beat_words;
+    t->fill_cycles = t->start_cycles = ahead * pixel + 1.0;
+    t->head_cycles = 1.0;
+    t->rest_cycles = cycles - ahead * pixel > 1.0 ? cycles - ahead * pixel : 1.0;
+    t->tail_cycles = 1.0;
+    if (r->last_outputs > 0 && c->last_outputs > 0) {
+        const double repeats = (double)(r->last_outputs - 1) * (double)c->n_out;
+        t->tail_cycles = ((double)c->last_outputs + repeats - 1.0) * pixel + 1.0;
+    }
+}

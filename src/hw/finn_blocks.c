@@ -386,6 +386,16 @@ void cm_finn_node_cost(const cm_finn_node *n, cm_block_cost *out)
     case CM_FINN_MUL:
         mul_cost(n, out);
         break;
+    case CM_FINN_UPSAMPLE:
+        /* FINN's get_exp_cycles: a pixel a cycle out, OFMDim^2 (the walk of an
+         * upsample, cm_resize_axis). FINN estimates no resources; cnnmap counts the
+         * row it repeats (finn-hlslib's row buffer: IFMDim pixels of C x A bits). */
+        out->cycles = cm_resize_walk(&n->resize[0], &n->resize[1]);
+        out->res.bram18 = cm_finn_bram18((double)n->resize[1].n_in,
+                                         n->channels * n->in_bits > INT32_MAX / 2
+                                             ? INT32_MAX / 2
+                                             : n->channels * n->in_bits);
+        break;
     }
     cm_finn_node_timing(n, out);
 }

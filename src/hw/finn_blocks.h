@@ -23,6 +23,7 @@ typedef enum cm_finn_kind {
     CM_FINN_GLOBALACCPOOL, /* GlobalAccPool_Batch */
     CM_FINN_CONCAT,        /* StreamingConcat (FINN >= v0.7): channel concatenation */
     CM_FINN_MUL,           /* ElementwiseMul (FINN main): product of two streams */
+    CM_FINN_UPSAMPLE,      /* UpsampleNearestNeighbour_Batch: nearest upsample, square */
 } cm_finn_kind;
 
 /* Most inputs of one StreamingConcat node (a wider concat is a cascade, hd_finn_wide.c). */
@@ -58,6 +59,7 @@ typedef struct cm_finn_node {
     int in_channels[CM_FINN_CONCAT_MAX];   /* CONCAT: ChannelsPerStream */
     int broadcast_port;    /* MUL: the input that is one C-vector per frame (squeeze-
                             * excitation's scale), -1 when both are whole maps */
+    cm_resize_axis resize[2]; /* UPSAMPLE: rows and columns (ifm_dim to ofm_dim) */
 } cm_finn_node;
 
 /* Which fields each kind reads (all others are ignored). A = in_bits, W = weight_bits,
@@ -71,6 +73,7 @@ typedef struct cm_finn_node {
  *   asymmetrically is not square) and buffers the window extent d*(k-1)+1 (issue 20).
  * - THRESHOLDING (and ChannelwiseOp): channels, pe, num_vectors, A, ram_style.
  * - MAXPOOL: ifm_dim[0] (ImgDim), pool_dim.
+ * - UPSAMPLE: resize[] (IFMDim, OFMDim), channels, A.
  * - POOL: channels, kernel, ofm_dim (OutImgDim; [1] <= 0 means square), pe, num_vectors
  *   (BatchSize). FINN reads [0] only (k^2, OutImgDim^2); the same for a square.
  * - DUPLICATE, ADD: channels, pe, num_vectors.

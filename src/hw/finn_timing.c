@@ -144,6 +144,10 @@ static void finn_late_rows(const cm_finn_node *n, cm_block_timing *t)
     case CM_FINN_POOL:
         set_late_rows(t, n->ofm_dim[0], n->ofm_dim[0], 1.0, 0.0, 0);
         break;
+    case CM_FINN_UPSAMPLE: /* output row j repeats input row floor(j IFMDim / OFMDim) */
+        set_late_rows(t, (double)n->resize[0].n_in, (double)n->resize[0].n_out,
+                      (double)n->resize[0].n_in / (double)n->resize[0].n_out, 0.0, 1);
+        break;
     case CM_FINN_GLOBALACCPOOL:
     case CM_FINN_LABELSELECT:
         set_late_rows(t, nv > 0 ? nv : 1.0, 1.0, 1.0, nv > 0 ? nv : 1.0, 0);
@@ -188,6 +192,10 @@ void cm_finn_node_timing(const cm_finn_node *n, cm_block_cost *out)
         break;
     case CM_FINN_LABELSELECT:
         cm_block_timing_whole(t, cycles, n->channels, 1.0, 1.0, pe);
+        break;
+    case CM_FINN_UPSAMPLE:
+        cm_block_timing_resize(t, cycles, &n->resize[0], &n->resize[1], 1.0, n->channels,
+                               n->channels);
         break;
     case CM_FINN_CONCAT: {
         double total = 0.0;

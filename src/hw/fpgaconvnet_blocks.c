@@ -24,8 +24,8 @@
  *    reference has neither dilation nor ceil_mode: it costs the undilated,
  *    floor-rounded shape. Pads stay per side (the reference's parser passes the ONNX
  *    list too).
- *  - Kinds that the reference commit lacks (global pool, split, eltwise, concat) have
- *    the models described at cm_fcn_layer_cost below.
+ *  - Kinds that the reference commit lacks (global pool, split, eltwise, concat,
+ *    resize) have the models described at cm_fcn_layer_cost below.
  *
  * Choices the doc leaves open (all widths are 16 in the reference, so none changes its
  * numbers): data_width is both the input and the output width; SlidingWindow, Fork, Conv
@@ -429,6 +429,32 @@ static void pool_cost(const cm_fcn_layer *l, cm_block_cost *out)
                (double)cm_fcn_rows_out(l) * cm_fcn_cols_out(l) * l->channels, coarse, 0, out);
 }
 
+/* Resize: one module per stream walks the output (cm_resize_axis) at a word a cycle in
+ * or out, ch = channels / coarse cycles a pixel: R_o C_o ch cycles, the output words over
+ * the streams, for any upsample. A repeated row is held in a row buffer (C ch words a
+ * stream) and a bilinear resize keeps the row above as well; its four multipliers a
+ * stream weight the corners. LUT and FF are 0, as for the other kinds without
+ * coefficients in the reference. */
+static void resize_cost(const cm_fcn_layer *l, cm_block_cost *out)
+{
+    const int coarse = l->coarse_in;
+    const int64_t ch = l->channels / coarse;
+    const cm_resize_axis *r = &l->resize[0], *c = &l->resize[1];
+    out->cycles = cm_resize_walk(r, c) * (double)ch;
+    const int64_t rows = (r->n_out > r->fresh) + (l->interpolate && r->n_in > 1);
+    out->res.bram18 = rows * cm_fcn_bram_mem(c->n_in * ch, l->data_width) * coarse;
+    out->res.dsp = l->interpolate ? 4 * cm_fcn_dsp_mult(l->data_width, l->data_width) * coarse
+                                  : 0;
+}
+
+void cm_fcn_resize_init(cm_fcn_layer *l, int rows_out, int cols_out, bool interpolate)
+{
+    l->kind = CM_FCN_RESIZE;
+    l->interpolate = interpolate;
+    cm_resize_axis_make(l->rows, rows_out, interpolate, &l->resize[0]);
+    cm_resize_axis_make(l->cols, cols_out, interpolate, &l->resize[1]);
+}
+
 void cm_fcn_layer_init(cm_fcn_layer *l, cm_fcn_kind kind)
 {
     memset(l, 0, sizeof *l);
@@ -453,6 +479,8 @@ int cm_fcn_rows_out(const cm_fcn_layer *l)
     case CM_FCN_INNER_PRODUCT:
     case CM_FCN_GLOBAL_POOL:
         return 1;
+    case CM_FCN_RESIZE:
+        return (int)l->resize[0].n_out;
     default:
         return l->rows;
     }
@@ -467,6 +495,8 @@ int cm_fcn_cols_out(const cm_fcn_layer *l)
     case CM_FCN_INNER_PRODUCT:
     case CM_FCN_GLOBAL_POOL:
         return 1;
+    case CM_FCN_RESIZE:
+        return (int)l->resize[1].n_out;
     default:
         return l->cols;
     }
@@ -496,6 +526,7 @@ int cm_fcn_channels_out(const cm_fcn_layer *l)
  *  - ELTWISE: latency W/coarse, resources 0, depth 0 (October-2022 fpgaConvNet).
  *  - CONCAT: `channels` is the total output channels, so latency W/coarse (all output
  *    words over the streams), resources 0, depth 0.
+ *  - RESIZE: at resize_cost above.
  *  - ReLU and Squeeze are the reference's (2.4e, 2.4f): resources 0. */
 void cm_fcn_layer_cost(const cm_fcn_layer *l, cm_block_cost *out)
 {
@@ -546,6 +577,9 @@ void cm_fcn_layer_cost(const cm_fcn_layer *l, cm_block_cost *out)
         out->cycles = a > b ? a : b;
         break;
     }
+    case CM_FCN_RESIZE:
+        resize_cost(l, out);
+        break;
     }
     cm_fcn_layer_timing(l, out);
 }

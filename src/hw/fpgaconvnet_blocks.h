@@ -19,6 +19,7 @@ typedef enum cm_fcn_kind {
     CM_FCN_SPLIT,         /* one stream set copied to several consumers (Fork) */
     CM_FCN_ELTWISE,       /* element-wise add or multiply of several inputs */
     CM_FCN_CONCAT,        /* channel concatenation of several inputs */
+    CM_FCN_RESIZE,        /* upsample (any scale), nearest or bilinear, over a row buffer */
 } cm_fcn_kind;
 
 /* One fpgaConvNet layer. Dimensions are those of the layer's input feature map, except
@@ -40,10 +41,15 @@ typedef struct cm_fcn_layer {
     int coarse_in, coarse_out; /* streams in and out (pool, relu, eltwise: equal) */
     int fine;                  /* conv: multipliers per filter window, 1..k0*k1 */
     int data_width, weight_width, acc_width, bias_width; /* bits, 16 in the reference */
+    bool interpolate;          /* resize: bilinear (each output blends 4 inputs) */
+    cm_resize_axis resize[2];  /* resize: rows and columns (cm_fcn_resize_init) */
 } cm_fcn_layer;
 
 /* A layer with the reference's defaults: 16-bit everything, folding 1, stride 1. */
 void cm_fcn_layer_init(cm_fcn_layer *l, cm_fcn_kind kind);
+
+/* Makes l (rows, cols and channels set) a resize to rows_out x cols_out. */
+void cm_fcn_resize_init(cm_fcn_layer *l, int rows_out, int cols_out, bool interpolate);
 
 /* Output feature-map rows and columns. For conv and pool this is the importer's
  * sliding-window arithmetic (src/model/import_layers.c): window extent d*(k-1)+1,

@@ -126,6 +126,10 @@ void cm_fcn_layer_timing(const cm_fcn_layer *l, cm_block_cost *out)
     case CM_FCN_GLOBAL_POOL:
         cm_block_timing_whole(t, out->cycles, words, l->channels, ch + 1.0, l->coarse_in);
         return;
+    case CM_FCN_RESIZE: /* the walk of fpgaconvnet_blocks.c, ch cycles a pixel */
+        cm_block_timing_resize(t, out->cycles, &l->resize[0], &l->resize[1], ch, l->channels,
+                               l->coarse_in);
+        return;
     default:
         cm_block_timing_pointwise(t, out->cycles, l->channels, l->coarse_in);
         return;

@@ -6,10 +6,10 @@
  * Table I (SIMD = channel-in folding, PE = channel-out folding) and flags per SAMO's
  * FINN wrapper (backend-models.md 3.5): intra and inter matching everywhere except
  * the MVAU (divisible instead) and DuplicateStreams (divisible); cuts only after an
- * MVAU or a VVAU. Two ops current FINN has and v0.6 did not carry what GoogLeNet,
- * DenseNet and EfficientNet need: StreamingConcat (a channel concat) and ElementwiseMul
- * (SiLU's and squeeze-excitation's product of two streams); they keep FINN's
- * pre-specialisation names here, and the export (export_finn.c) names every node as the
+ * MVAU or a VVAU. Ops of current FINN carry what GoogLeNet, DenseNet, EfficientNet
+ * and the FPNs need: StreamingConcat (a channel concat) and ElementwiseMul (SiLU's and
+ * squeeze-excitation's product of two streams), which v0.6 did not have, and
+ * UpsampleNearestNeighbour; they keep FINN's pre-specialisation names here, and the export (export_finn.c) names every node as the
  * FINN version it targets does. */
 #include "hw/hd_finn_wide.h"
 #include "hw/hdgraph.h"
@@ -19,7 +19,7 @@
 
 enum {
     NAME_MVAU, NAME_VVAU, NAME_SWG, NAME_THRESHOLD, NAME_MAXPOOL, NAME_POOL, NAME_DUP,
-    NAME_ADD, NAME_PAD, NAME_GAP, NAME_CONCAT, NAME_MUL, NAME_COUNT
+    NAME_ADD, NAME_PAD, NAME_GAP, NAME_CONCAT, NAME_MUL, NAME_UPSAMPLE, NAME_COUNT
 };
 
 static const char *const finn_op[NAME_COUNT] = {
@@ -35,6 +35,7 @@ static const char *const finn_op[NAME_COUNT] = {
     [NAME_GAP] = "GlobalAccPool_Batch",
     [NAME_CONCAT] = "StreamingConcat",
     [NAME_MUL] = "ElementwiseMul",
+    [NAME_UPSAMPLE] = "UpsampleNearestNeighbour_Batch",
 };
 
 /* The activation a conv or fc hands its output to, when the MVAU can absorb it as
@@ -392,6 +393,36 @@ static cm_status finn_mul(cm_hd_build *b, int li, cm_error *err)
     return cm_hd_values_intra(n, l->out_shape.c, err);
 }
 
+/* UpsampleNearestNeighbour_Batch (upsampler.py): a square map (its IFMDim and OFMDim
+ * are one number each) enlarged in nearest mode, a pixel a cycle with no folding of its
+ * own (as StreamingMaxPool, its streams take the neighbours' width). */
+static cm_status finn_upsample(cm_hd_build *b, int li, cm_error *err)
+{
+    const cm_layer *l = &b->g->layers[li];
+    if (l->interpolate || l->in_shape.h != l->in_shape.w || l->out_shape.h != l->out_shape.w ||
+        l->out_shape.h < l->in_shape.h)
+        return cm_error_set(err, CM_EINPUT, "layer %s (upsample): FINN's "
+                            "UpsampleNearestNeighbour enlarges a square map in nearest mode, "
+                            "and this is %s from %lldx%lld to %lldx%lld", l->name,
+                            l->interpolate ? "bilinear" : "nearest", (long long)l->in_shape.h,
+                            (long long)l->in_shape.w, (long long)l->out_shape.h,
+                            (long long)l->out_shape.w);
+    cm_status st = CM_OK;
+    const int idx = finn_node(b, li, NAME_UPSAMPLE, CM_FINN_UPSAMPLE, -1, err, &st);
+    if (idx >= 0 && st == CM_OK) {
+        cm_finn_node *f = &b->h->nodes[idx].hw.finn;
+        f->channels = (int)l->in_shape.c;
+        f->num_vectors = 1;
+        f->ifm_dim[0] = f->ifm_dim[1] = (int)l->in_shape.h;
+        f->ofm_dim[0] = f->ofm_dim[1] = (int)l->out_shape.h;
+        cm_resize_axis_make(l->in_shape.h, l->out_shape.h, 0, &f->resize[0]);
+        cm_resize_axis_make(l->in_shape.w, l->out_shape.w, 0, &f->resize[1]);
+        st = cm_hd_values_intra(&b->h->nodes[idx], l->in_shape.c, err);
+    }
+    b->out_node[li] = idx;
+    return st;
+}
+
 static cm_status finn_layer(cm_hd_build *b, int li, cm_error *err)
 {
     const cm_layer *l = &b->g->layers[li];
@@ -424,6 +455,7 @@ static cm_status finn_layer(cm_hd_build *b, int li, cm_error *err)
             return CM_OK;
         }
         return finn_concat(b, li, err);
+    case CM_OP_UPSAMPLE: return finn_upsample(b, li, err);
     case CM_OP_FLATTEN:
     case CM_OP_RESHAPE:
     case CM_OP_SOFTMAX:
@@ -478,6 +510,7 @@ int cm_hd_finn_params(const cm_hd_node *n, const int64_t fold[3], cm_hd_param ou
         out[0] = (cm_hd_param){"SIMD", fold[0]};
         return 1;
     case CM_FINN_MAXPOOL:
+    case CM_FINN_UPSAMPLE:
         return 0;
     default:
         out[0] = (cm_hd_param){"PE", fold[1]};

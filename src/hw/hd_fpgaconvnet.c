@@ -34,6 +34,7 @@ static bool fcn_kind_of(const cm_layer *l, cm_fcn_kind *kind)
      * another order, from a pixel buffer (CM_HD_PIXEL_BUFFER). */
     case CM_OP_SLICE:
     case CM_OP_SHUFFLE: *kind = CM_FCN_RELU; return true;
+    case CM_OP_UPSAMPLE: *kind = CM_FCN_RESIZE; return true;
     default: return false;
     }
 }
@@ -44,7 +45,7 @@ static const char *fcn_op_name(cm_fcn_kind k)
         [CM_FCN_CONV] = "Convolution", [CM_FCN_INNER_PRODUCT] = "InnerProduct",
         [CM_FCN_POOL] = "Pooling", [CM_FCN_GLOBAL_POOL] = "GlobalPooling",
         [CM_FCN_RELU] = "ReLU", [CM_FCN_SQUEEZE] = "Squeeze", [CM_FCN_SPLIT] = "Split",
-        [CM_FCN_ELTWISE] = "EltWise", [CM_FCN_CONCAT] = "Concat",
+        [CM_FCN_ELTWISE] = "EltWise", [CM_FCN_CONCAT] = "Concat", [CM_FCN_RESIZE] = "Resize",
     };
     return names[k];
 }
@@ -103,6 +104,8 @@ static void fcn_fill(cm_fcn_layer *f, const cm_layer *l)
     f->n_inputs = l->n_inputs;
     if (f->kind == CM_FCN_CONCAT)
         f->channels = (int)l->out_shape.c;
+    if (f->kind == CM_FCN_RESIZE)
+        cm_fcn_resize_init(f, (int)l->out_shape.h, (int)l->out_shape.w, l->interpolate);
 }
 
 static cm_status fcn_values(cm_hd_build *b, cm_hd_node *n, const cm_layer *l, cm_error *err)

@@ -144,6 +144,11 @@ static cm_status hls_layer(cm_hd_build *b, int li, cm_error *err)
         st = cm_hd_values_divisors(&n->fold[1], 1, err);
     if (st != CM_OK)
         return st;
+    if (l->op == CM_OP_UPSAMPLE) {
+        h->resizes = true;
+        cm_resize_axis_make(l->in_shape.h, l->out_shape.h, l->interpolate, &h->resize[0]);
+        cm_resize_axis_make(l->in_shape.w, l->out_shape.w, l->interpolate, &h->resize[1]);
+    }
     if (l->op == CM_OP_CONV || l->op == CM_OP_FC) {
         h->multiplies = true;
         int groups = l->groups > 0 ? l->groups : 1;

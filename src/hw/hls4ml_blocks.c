@@ -181,8 +181,10 @@ static void node_resources(const cm_hls4ml_layer *l, int64_t rf, cm_resources *r
     case CM_HLS4ML_MUL: /* DSP48: the multiply and a batch norm's bias add */
         add(r, c, 0, 0, c * b);
         return;
-    case CM_HLS4ML_COPY:
+    case CM_HLS4ML_COPY: /* a resize repeating rows holds one (hls4ml's row buffer) */
         add(r, 0, 0, 0, c * b);
+        if (l->resizes && l->resize[0].n_out > l->resize[0].fresh)
+            cm_hls4ml_line_buffer_cost(1, l->channels_in, l->line_width, l->bits, r);
         return;
     /* Assumed: the sums of x and x^2 over a pixel's channels (an adder and a squaring
      * multiplier per channel), then (x - mean) times the channel's scale / sigma (a
@@ -208,6 +210,10 @@ void cm_hls4ml_layer_timing(const cm_hls4ml_layer *l, cm_block_cost *out)
     cm_block_timing *t = &out->timing;
     const double rf = (double)cm_hls4ml_reuse_factor(l);
     const double c = l->channels_in > 0 ? (double)l->channels_in : 1.0;
+    if (l->resizes) {
+        cm_block_timing_resize(t, out->cycles, &l->resize[0], &l->resize[1], 1.0, c, c);
+        return;
+    }
     if (l->spatial <= 1) {
         const double words = l->multiplies ? (double)l->n_in : c;
         t->fill_words = t->start_words = words;
@@ -245,7 +251,9 @@ void cm_hls4ml_layer_cost(const cm_hls4ml_layer *l, cm_block_cost *out)
 {
     memset(out, 0, sizeof *out);
     int64_t rf = cm_hls4ml_reuse_factor(l);
-    out->cycles = (double)l->spatial * (double)rf;
+    /* a resize writes a pixel a cycle: its walk over the output (cm_resize_axis) */
+    out->cycles = l->resizes ? cm_resize_walk(&l->resize[0], &l->resize[1])
+                             : (double)l->spatial * (double)rf;
     out->res.dsp = l->multiplies && l->kernel_fold > 0 ? l->kernel_fold : 0;
     cm_hls4ml_layer_timing(l, out);
     if (l->bits < 1)

@@ -45,6 +45,8 @@ typedef struct cm_hls4ml_layer {
     int64_t fifo_depth;     /* output stream depth: output pixels (hls4ml's default) */
     bool windowed;          /* a convolution or pooling over a map: win[] holds its axes */
     cm_window_axis win[2];  /* rows, columns */
+    bool resizes;           /* a resize: resize[] holds its axes, walked a pixel a cycle */
+    cm_resize_axis resize[2];
 } cm_hls4ml_layer;
 
 /* hls4ml's validity rule for a reuse factor (section 4.1, conditions i-iii). */

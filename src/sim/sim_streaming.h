@@ -77,6 +77,10 @@ typedef struct st_grid {
     const int64_t *real_r, *real_c, *wr_r, *wr_c;
 } st_grid;
 void st_grid_walk(st_ops *o, const st_grid *g);
+/* A resize's walk (cm_resize_axis) over rows r and columns c, `pixel` cycles a pixel
+ * read or written, each output pixel written a cycle after its iteration starts. False
+ * when out of memory or the ops overflowed. */
+bool st_resize_walk(st_ops *o, const cm_resize_axis *r, const cm_resize_axis *c, int64_t pixel);
 
 /* Each backend's node as tasks (the node's folding as the design holds it).
  * CM_EINPUT naming the node when the backend's block has no task model. */

@@ -20,7 +20,10 @@
  * the real positions and emitting a window where one ends; its line-buffer fill is the
  * (extent-1) rows and columns it reads before the first window. The conv writes a
  * pixel's partial sums when its work on the pixel ends (latency = its cycles); the other
- * modules write one cycle after they start. */
+ * modules write one cycle after they start.
+ *
+ * A resize walks its output as its model does (cm_resize_axis, st_resize_walk), ch
+ * cycles a pixel. */
 #include "sim/sim_streaming.h"
 
 #include <stdlib.h>
@@ -180,6 +183,15 @@ static bool fcn_global_pool(st_chain *c, const cm_fcn_layer *l)
     return true;
 }
 
+static bool fcn_resize(st_chain *c, const cm_fcn_layer *l)
+{
+    st_ops *o = st_task_add(c, "", "resize");
+    if (!o || !st_resize_walk(o, &l->resize[0], &l->resize[1], l->channels / l->coarse_in))
+        return false;
+    c->in_words[0] = c->out_words = l->channels;
+    return true;
+}
+
 /* Pointwise, element-wise, split and concat layers: one pixel (channels/coarse cycles)
  * per iteration; a concat reads its inputs' channels in turn. */
 static bool fcn_pointwise(st_chain *c, const cm_design *d, int node, const cm_fcn_layer *l)
@@ -188,7 +200,7 @@ static bool fcn_pointwise(st_chain *c, const cm_design *d, int node, const cm_fc
     const int64_t coarse = l->coarse_in, pixels = (int64_t)l->rows * l->cols;
     static const char *const kinds[] = {
         [CM_FCN_RELU] = "relu", [CM_FCN_SQUEEZE] = "squeeze", [CM_FCN_SPLIT] = "fork",
-        [CM_FCN_ELTWISE] = "eltwise", [CM_FCN_CONCAT] = "concat",
+        [CM_FCN_ELTWISE] = "eltwise", [CM_FCN_CONCAT] = "concat", [CM_FCN_RESIZE] = "resize",
     };
     st_ops *o = st_task_add(c, "", kinds[l->kind]);
     if (!o)
@@ -249,6 +261,7 @@ cm_status st_chain_fpgaconvnet(const cm_design *d, int node, st_chain *c, cm_err
     case CM_FCN_INNER_PRODUCT: ok = fcn_inner_product(c, &l); break;
     case CM_FCN_POOL: ok = fcn_pool(c, &l); break;
     case CM_FCN_GLOBAL_POOL: ok = fcn_global_pool(c, &l); break;
+    case CM_FCN_RESIZE: ok = fcn_resize(c, &l); break;
     default: ok = fcn_pointwise(c, d, node, &l); break;
     }
     return ok ? CM_OK : cm_error_nomem(err);

@@ -172,6 +172,11 @@ static cm_status finn_program(const cm_design *d, int node, st_chain *c, cm_erro
         finn_maxpool(o, &f);
         c->beat_in = c->beat_out = C; /* a pixel per cycle */
         break;
+    case CM_FINN_UPSAMPLE: /* the model's walk, a pixel a cycle */
+        if (!st_resize_walk(o, &f.resize[0], &f.resize[1], 1))
+            return cm_error_nomem(err);
+        c->beat_in = c->beat_out = C;
+        break;
     case CM_FINN_POOL:
         /* a pixel's pooled values are complete when its whole window has been read */
         st_run(o, (int64_t)f.ofm_dim[0] * col_of(f.ofm_dim) * nv, C * kk / pe, C * kk / pe, 1, 1);

@@ -5,7 +5,8 @@
  * input), lasting the reuse factor for Dense/Conv (each pixel's multiplications, as
  * SAMO's spatial x RF counts them) and one cycle for the other layers; a convolution or
  * pooling writes the output pixels whose window that input pixel completes (a window
- * ending in padding completes with the last real row or column). */
+ * ending in padding completes with the last real row or column). A resize walks its
+ * output a pixel a cycle as its model does (cm_resize_axis, st_resize_walk). */
 #include "sim/sim_streaming.h"
 
 #include <stdlib.h>
@@ -66,6 +67,10 @@ cm_status st_chain_hls4ml(const cm_design *d, int node, st_chain *c, cm_error *e
         c->in_words[p] = CM_SOURCE_IS_INPUT(s) ? d->graph->inputs[CM_SOURCE_INPUT_INDEX(s)].shape.c
                                                : d->graph->layers[s].out_shape.c;
     }
+    if (h.resizes) { /* the model's walk, a pixel a cycle */
+        c->beat_in = c->beat_out = c->out_words = c->in_words[0];
+        return st_resize_walk(o, &h.resize[0], &h.resize[1], 1) ? CM_OK : cm_error_nomem(err);
+    }
     if (h.spatial <= 1) { /* the whole input is one vector */
         c->in_words[0] = n->size_in;
         c->out_words = n->size_out;
@@ -77,8 +82,6 @@ cm_status st_chain_hls4ml(const cm_design *d, int node, st_chain *c, cm_error *e
         st_run_ports(o, 1, rf, rf, rd, c->n_in, 1);
         return CM_OK;
     }
-    if ((h.kind == CM_HLS4ML_COPY || h.kind == CM_HLS4ML_INTERP) && l->op != CM_OP_CONCAT)
-        return cm_error_set(err, CM_EINPUT, "node %s: no task model for hls4ml's %s", n->name, n->op);
     if (h.kind == CM_HLS4ML_GLOBAL_POOL) {
         st_run(o, h.spatial - 1, 1, 1, 1, 0);
         st_run(o, 1, 1, 1, 1, 1);

@@ -1,5 +1,6 @@
 /* Op lists and task chains for the streaming builders (sim_streaming.h): runs, evenly
- * spread runs, loops, and which window outputs an input position completes. */
+ * spread runs, loops, which window outputs an input position completes, and a
+ * resize's walk. */
 #include "sim/sim_streaming.h"
 
 #include <stdlib.h>
@@ -157,4 +158,69 @@ void st_grid_walk(st_ops *o, const st_grid *g)
         st_end(o, at);
         y = y1;
     }
+}
+
+/* The runs of one fresh input row: each pixel read, then the rest of its outputs. */
+static void resize_row(st_ops *o, const int64_t *per_col, int64_t cols, int64_t pixel)
+{
+    for (int64_t x = 0; x < cols;) {
+        int64_t x1 = x + 1;
+        while (x1 < cols && per_col[x1] == per_col[x])
+            x1++;
+        const int64_t w = per_col[x];
+        if (w == 0) {
+            st_run(o, x1 - x, pixel, 1, 1, 0);
+        } else {
+            int at = st_loop(o, x1 - x);
+            st_run(o, 1, pixel, 1, 1, 1);
+            st_run(o, w - 1, pixel, 1, 0, 1);
+            st_end(o, at);
+        }
+        x = x1;
+    }
+}
+
+/* Output rows from y on that need input row `need`. */
+static int64_t resize_rows_of(const cm_resize_axis *r, int64_t y, int64_t need)
+{
+    int64_t m = 1;
+    while (y + m < r->n_out && cm_resize_need(r, y + m) == need)
+        m++;
+    return m;
+}
+
+bool st_resize_walk(st_ops *o, const cm_resize_axis *r, const cm_resize_axis *c, int64_t pixel)
+{
+    int64_t *per_col = calloc((size_t)(c->n_in > 0 ? c->n_in : 1), sizeof *per_col);
+    if (!per_col)
+        return false;
+    for (int64_t x = 0; x < c->n_out; x++)
+        per_col[cm_resize_need(c, x)]++;
+    /* blocks of a fresh row, the rows skipped before it and its repeats; equal blocks
+     * in a row become one loop */
+    int64_t y = 0, read = 0;
+    while (y < r->n_out) {
+        const int64_t need = cm_resize_need(r, y);
+        const int64_t skip = need - read, rows = resize_rows_of(r, y, need);
+        int64_t count = 1, y2 = y + rows, read2 = need + 1;
+        while (y2 < r->n_out) {
+            const int64_t n2 = cm_resize_need(r, y2);
+            const int64_t rows2 = resize_rows_of(r, y2, n2);
+            if (n2 - read2 != skip || rows2 != rows)
+                break;
+            count++;
+            y2 += rows2;
+            read2 = n2 + 1;
+        }
+        int at = st_loop(o, count);
+        st_run(o, skip * c->n_in, pixel, 1, 1, 0);
+        resize_row(o, per_col, c->n_in, pixel);
+        st_run(o, (rows - 1) * c->n_out, pixel, 1, 0, 1);
+        st_end(o, at);
+        y = y2;
+        read = read2;
+    }
+    st_run(o, (r->n_in - read) * c->n_in, pixel, 1, 1, 0);
+    free(per_col);
+    return !o->bad;
 }
