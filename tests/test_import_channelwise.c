@@ -285,6 +285,66 @@ static void test_l2_norm(void **state)
     expect_refused(m, "floor", "Clip");
 }
 
+/* nn.GroupNorm(2, 8) as torch.onnx writes it (ob_group_norm), then a ReLU. */
+static Onnx__ModelProto *group_norm_block(float in_scale, const int64_t *split_to)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 8, 3, 5});
+    static const float gamma[8] = {1.0f, 2.0f, -0.5f, 3.0f, 0.25f, 1.5f, -1.0f, 0.75f};
+    static const float beta[8] = {0.5f, -1.0f, 0.0f, 2.0f, -0.25f, 0.125f, 1.0f, -2.0f};
+    ob_group_norm(m, "x", "shift", 8, 2, split_to, in_scale, gamma, beta);
+    ob_node(m, "Relu", "relu", "shift", "y");
+    ob_output(m, "y", 4, NULL);
+    return m;
+}
+
+/* The group norm is one layer norm layer with norm_map and 2 groups, named after its
+ * last node, then the ReLU; the executor's output is the formula's: each group of 4
+ * channels x 15 pixels at zero mean and unit variance, scaled and shifted per channel.
+ * A Reshape that is not (N, G, -1), or an InstanceNormalization with another scale, is
+ * refused naming it. */
+static void test_group_norm(void **state)
+{
+    (void)state;
+    cm_runner *r = NULL;
+    cm_graph *g = load_both(group_norm_block(1.0f, NULL), &r);
+    assert_int_equal(g->n_layers, 2);
+    const cm_layer *l = &g->layers[0];
+    assert_int_equal(l->op, CM_OP_LAYERNORM);
+    assert_true(l->norm_map);
+    assert_false(l->norm_l2);
+    assert_int_equal(l->groups, 2);
+    assert_string_equal(l->name, "shift");
+    assert_int_equal(l->n_weights, 8);
+    assert_true(l->has_bias);
+    assert_true(fabs(l->alpha - 1e-5) < 1e-9);
+    assert_int_equal(l->out_shape.c, 8);
+    assert_int_equal(g->layers[1].op, CM_OP_RELU);
+    cm_array *x = ramp(4, (int64_t[]){1, 8, 3, 5}), *y = run(r, x);
+    const double gm[8] = {1.0, 2.0, -0.5, 3.0, 0.25, 1.5, -1.0, 0.75};
+    const double bt[8] = {0.5, -1.0, 0.0, 2.0, -0.25, 0.125, 1.0, -2.0};
+    for (int grp = 0; grp < 2; grp++) {
+        double mean = 0, var = 0;
+        for (int k = 0; k < 60; k++)
+            mean += x->f[grp * 60 + k];
+        mean /= 60;
+        for (int k = 0; k < 60; k++)
+            var += (x->f[grp * 60 + k] - mean) * (x->f[grp * 60 + k] - mean);
+        const double inv = 1.0 / sqrt(var / 60 + 1e-5);
+        for (int k = 0; k < 60; k++) {
+            const int c = grp * 4 + k / 15;
+            const double want = fmax((x->f[grp * 60 + k] - mean) * inv * gm[c] + bt[c], 0.0);
+            assert_true(fabs(y->f[grp * 60 + k] - want) <= 1e-5 * (1.0 + fabs(want)));
+        }
+    }
+    cm_array_free(x);
+    cm_array_free(y);
+    cm_runner_free(r);
+    cm_graph_free(g);
+    expect_refused(group_norm_block(1.0f, (const int64_t[]){0, 3, -1}), "shift_split", "Reshape");
+    expect_refused(group_norm_block(2.0f, NULL), "shift_norm", "InstanceNormalization");
+}
+
 /* A transformer is refused at its first attention operator (src/model/attention.c):
  * here a product of two feature maps, scaled, into a Softmax, behind a Transpose the
  * importer refuses first; the message names the product and keeps the first refusal.
@@ -615,6 +675,7 @@ int main(void)
         cmocka_unit_test(test_linear_resize),
         cmocka_unit_test(test_attention_named),
         cmocka_unit_test(test_l2_norm),
+        cmocka_unit_test(test_group_norm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,7 +35,7 @@ static const char *const SUPPORTED[] = {
     "Pow", "Equal", "Where", "Expand", "ConstantOfShape", "Range", "Min", "Max", "Sum", "Mean",
     "ReduceSum", "ReduceMax", "ReduceL2", "Erf", "QuantizeLinear", "DequantizeLinear", "QLinearConv",
     "QLinearMatMul", "MatMulInteger", "ConvInteger", "LayerNormalization", "Reciprocal",
-    "Size",
+    "Size", "InstanceNormalization",
 };
 
 /* Tests of supported operators that are known not to pass, and why. */

@@ -87,6 +87,8 @@ typedef struct cm_layer {
     bool interpolate;       /* upsample: bilinear (each output blends 4 inputs), not nearest */
     bool norm_l2;           /* layernorm: divided by the L2 norm of the pixel's channels (at
                              * least alpha), not centred (SSD's L2Norm) */
+    bool norm_map;          /* layernorm: over each of `groups` groups of channels and the
+                             * whole map, not per pixel (GroupNorm) */
     int64_t channel_offset; /* slice: the first input channel it takes */
 
     bool has_bias;

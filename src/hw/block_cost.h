@@ -94,6 +94,12 @@ double cm_resize_walk(const cm_resize_axis *r, const cm_resize_axis *c);
 void cm_block_timing_resize(cm_block_timing *t, double cycles, const cm_resize_axis *r,
                             const cm_resize_axis *c, double pixel, double channels, double beat);
 
+/* A block that reads its whole input (`read_cycles` at `beat` words a cycle), holding it,
+ * and then writes it again at the same pace (a normalisation over the map): its first
+ * output a cycle after its last input word, its last `read_cycles` after that. */
+void cm_block_timing_map(cm_block_timing *t, double read_cycles, double words, double channels,
+                         double beat);
+
 /* A block that turns each input pixel of `channels` words into an output pixel written
  * at once, a word a cycle after it came in; `cycles` per sample, `beat_words` a cycle
  * from off-chip. */

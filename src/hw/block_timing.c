@@ -63,6 +63,20 @@ void cm_block_timing_pointwise(cm_block_timing *t, double cycles, double channel
     t->burst_words = channels > 0 ? channels : 1.0;
 }
 
+void cm_block_timing_map(cm_block_timing *t, double read_cycles, double words, double channels,
+                         double beat)
+{
+    t->beat_words = beat > 0 ? beat : 1.0;
+    t->fill_words = words;
+    t->fill_cycles = read_cycles;
+    t->head_cycles = 1.0;
+    t->start_words = t->beat_words;
+    t->start_cycles = 1.0;
+    t->rest_cycles = 2.0 * read_cycles - 1.0 > 1.0 ? 2.0 * read_cycles - 1.0 : 1.0;
+    t->tail_cycles = read_cycles > 1.0 ? read_cycles : 1.0;
+    t->burst_words = channels > 0 ? channels : 1.0;
+}
+
 void cm_block_timing_whole(cm_block_timing *t, double cycles, double words, double out_words,
                            double out_cycles, double beat_words)
 {

@@ -80,7 +80,7 @@ static int64_t gcd64(int64_t a, int64_t b)
 static const char *fcn_layer_op(const cm_layer *l, cm_fcn_kind kind)
 {
     if (l->op == CM_OP_LAYERNORM)
-        return l->norm_l2 ? "L2Norm" : "LayerNorm";
+        return l->norm_l2 ? "L2Norm" : l->norm_map ? "GroupNorm" : "LayerNorm";
     return l->op == CM_OP_SLICE ? "Slice" : l->op == CM_OP_SHUFFLE ? "ChannelShuffle"
                                                                     : fcn_op_name(kind);
 }
@@ -180,7 +180,7 @@ static cm_status fcn_layer(cm_hd_build *b, int li, cm_error *err)
     if (l->op == CM_OP_SHUFFLE)
         n->flags |= CM_HD_PIXEL_BUFFER;
     if (l->op == CM_OP_LAYERNORM)
-        n->flags |= CM_HD_PIXEL_BUFFER | CM_HD_NORMALISE;
+        n->flags |= (l->norm_map ? CM_HD_MAP_BUFFER : CM_HD_PIXEL_BUFFER) | CM_HD_NORMALISE;
     cm_status st = fcn_values(b, n, l, err);
     if (st == CM_OK)
         st = cm_hd_connect_inputs(b, li, idx, err);

@@ -128,8 +128,9 @@ static cm_status hls_layer(cm_hd_build *b, int li, cm_error *err)
         return CM_OK;
     }
     int idx = cm_hd_add_layer_node(b, li, l->name,
-                                   l->op == CM_OP_LAYERNORM && l->norm_l2 ? "L2Normalization"
-                                                                          : hls_op_name(l->op));
+                                   l->op == CM_OP_LAYERNORM && l->norm_l2    ? "L2Normalization"
+                                   : l->op == CM_OP_LAYERNORM && l->norm_map ? "GroupNormalization"
+                                                                             : hls_op_name(l->op));
     if (idx < 0)
         return cm_error_nomem(err);
     cm_hd_node *n = &b->h->nodes[idx];
@@ -144,6 +145,7 @@ static cm_status hls_layer(cm_hd_build *b, int li, cm_error *err)
         st = cm_hd_values_divisors(&n->fold[1], 1, err);
     if (st != CM_OK)
         return st;
+    h->whole_map = l->op == CM_OP_LAYERNORM && l->norm_map;
     if (l->op == CM_OP_UPSAMPLE) {
         h->resizes = true;
         cm_resize_axis_make(l->in_shape.h, l->out_shape.h, l->interpolate, &h->resize[0]);

@@ -197,6 +197,17 @@ static void pixel_buffer_cost(int64_t channels, int64_t coarse, int width, cm_bl
     out->timing.fill_cycles += (double)channels / (double)coarse;
 }
 
+/* A map buffer (CM_HD_MAP_BUFFER): each stream holds its channels of the whole map,
+ * reading it (summing) and then writing it, W / coarse cycles each. */
+static void map_buffer_cost(const cm_fcn_layer *l, cm_block_cost *out)
+{
+    const int64_t ch = l->channels / l->coarse_in, pixels = (int64_t)l->rows * l->cols;
+    const double words = (double)pixels * (double)l->channels, read = words / l->coarse_in;
+    out->cycles = 2.0 * read;
+    out->res.bram18 += cm_fcn_bram_mem(pixels * ch, l->data_width) * l->coarse_in;
+    cm_block_timing_map(&out->timing, read, words, l->channels, l->coarse_in);
+}
+
 void cm_hd_node_cost(const cm_hd_node *n, int64_t fold_in, int64_t fold_out, int64_t fold_kernel,
                      cm_block_cost *out)
 {
@@ -209,6 +220,8 @@ void cm_hd_node_cost(const cm_hd_node *n, int64_t fold_in, int64_t fold_out, int
         cm_fcn_layer_cost(&l, out);
         if (n->flags & CM_HD_PIXEL_BUFFER)
             pixel_buffer_cost(l.channels, l.coarse_in, l.data_width, out);
+        if (n->flags & CM_HD_MAP_BUFFER)
+            map_buffer_cost(&l, out);
         if (n->flags & CM_HD_NORMALISE)
             out->res.dsp += 2.0 * (double)l.coarse_in;
         return;

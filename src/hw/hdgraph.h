@@ -28,6 +28,9 @@ enum {
     /* the node normalises each pixel over its channels (layer normalisation): per
      * stream a multiplier squaring words for the variance and one scaling them */
     CM_HD_NORMALISE = 1u << 5,
+    /* the node normalises over the whole map (group normalisation): it holds the map,
+     * summing as it reads, then writes it normalised */
+    CM_HD_MAP_BUFFER = 1u << 6,
 };
 
 typedef struct cm_hd_values {

@@ -191,6 +191,8 @@ static void node_resources(const cm_hls4ml_layer *l, int64_t rf, cm_resources *r
      * second multiplier); 1 / sigma from a lookup table once per pixel. */
     case CM_HLS4ML_NORM:
         add(r, 2.0 * c, 1.0, 2.0 * c * b, 2.0 * c * b);
+        if (l->whole_map) /* the map, a pixel a word, as a stream buffer */
+            cm_hls4ml_fifo_cost(l->spatial, l->channels_in * l->bits, r);
         return;
     /* Assumed: each output word blends the 2 x 2 nearest inputs, one multiplier per
      * corner, and the input row above stays in a line buffer. */
@@ -212,6 +214,10 @@ void cm_hls4ml_layer_timing(const cm_hls4ml_layer *l, cm_block_cost *out)
     const double c = l->channels_in > 0 ? (double)l->channels_in : 1.0;
     if (l->resizes) {
         cm_block_timing_resize(t, out->cycles, &l->resize[0], &l->resize[1], 1.0, c, c);
+        return;
+    }
+    if (l->whole_map) {
+        cm_block_timing_map(t, (double)l->spatial, (double)l->spatial * c, c, c);
         return;
     }
     if (l->spatial <= 1) {
@@ -252,8 +258,9 @@ void cm_hls4ml_layer_cost(const cm_hls4ml_layer *l, cm_block_cost *out)
     memset(out, 0, sizeof *out);
     int64_t rf = cm_hls4ml_reuse_factor(l);
     /* a resize writes a pixel a cycle: its walk over the output (cm_resize_axis) */
-    out->cycles = l->resizes ? cm_resize_walk(&l->resize[0], &l->resize[1])
-                             : (double)l->spatial * (double)rf;
+    out->cycles = l->resizes     ? cm_resize_walk(&l->resize[0], &l->resize[1])
+                  : l->whole_map ? 2.0 * (double)l->spatial /* read the map, then write it */
+                                 : (double)l->spatial * (double)rf;
     out->res.dsp = l->multiplies && l->kernel_fold > 0 ? l->kernel_fold : 0;
     cm_hls4ml_layer_timing(l, out);
     if (l->bits < 1)

@@ -46,6 +46,7 @@ typedef struct cm_hls4ml_layer {
     bool windowed;          /* a convolution or pooling over a map: win[] holds its axes */
     cm_window_axis win[2];  /* rows, columns */
     bool resizes;           /* a resize: resize[] holds its axes, walked a pixel a cycle */
+    bool whole_map;         /* NORM over the map (group norm): the map held, read, then written */
     cm_resize_axis resize[2];
 } cm_hls4ml_layer;
 

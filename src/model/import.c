@@ -419,13 +419,40 @@ static cm_status check_opset_form(cm_import *im, const Onnx__NodeProto *node)
     return CM_OK;
 }
 
+cm_status cm_import_fused_add(cm_import *im, const cm_fused *f)
+{
+    cm_fused *grown = realloc(im->fused, (size_t)(im->n_fused + 1) * sizeof *grown);
+    if (!grown)
+        return cm_error_nomem(im->err);
+    im->fused = grown;
+    im->fused[im->n_fused++] = *f;
+    return CM_OK;
+}
+
+bool cm_import_fused_step(cm_import *im, const Onnx__NodeProto *node, cm_status *st)
+{
+    for (int i = 0; i < im->n_fused; i++) {
+        const cm_fused *f = &im->fused[i];
+        if (node == f->last) {
+            *st = f->make(im, f);
+            return true;
+        }
+        for (int k = 0; k < CM_FUSED_NODES; k++)
+            if (node == f->node[k]) {
+                *st = CM_OK;
+                return true;
+            }
+    }
+    return false;
+}
+
 static cm_status run_node(cm_import *im, const Onnx__NodeProto *node)
 {
     cm_status form = check_opset_form(im, node);
     if (form != CM_OK)
         return form;
     cm_status fused;
-    if (cm_import_l2_norm_step(im, node, &fused))
+    if (cm_import_fused_step(im, node, &fused))
         return fused;
     cm_node_handler handler = cm_import_handler_for(node->domain, node->op_type);
     if (!handler)
@@ -544,6 +571,8 @@ static cm_status import_graph(cm_import *im)
     cm_status st = define_sources(im, gp);
     if (st == CM_OK)
         st = cm_import_find_l2_norms(im);
+    if (st == CM_OK)
+        st = cm_import_find_group_norms(im);
     if (st != CM_OK)
         return st;
     size_t *order = malloc((gp->n_node ? gp->n_node : 1) * sizeof *order);
@@ -573,7 +602,7 @@ static void import_free(cm_import *im)
     for (int i = 0; i < im->n_tensors; i++)
         free(im->tensors[i].values);
     free(im->tensors);
-    free(im->l2_norms);
+    free(im->fused);
     cm_strmap_free(&im->by_name);
     if (im->model)
         onnx__model_proto__free_unpacked(im->model, NULL);

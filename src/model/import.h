@@ -52,6 +52,18 @@ typedef struct cm_tensor {
     int shuffle_stage;
 } cm_tensor;
 
+/* A pattern of nodes made one layer (import_l2norm.c, import_groupnorm.c): found on the
+ * model file's graph before any node runs. Every node but the pattern's last (its tail)
+ * is passed over, defining nothing, as only the next node of the pattern reads its
+ * output; the tail, once every constant is defined, makes the layer. */
+#define CM_FUSED_NODES 6
+struct cm_import;
+typedef struct cm_fused {
+    const Onnx__NodeProto *node[CM_FUSED_NODES]; /* by the pattern's roles; NULL if absent */
+    const Onnx__NodeProto *last;                 /* the tail */
+    cm_status (*make)(struct cm_import *im, const struct cm_fused *f);
+} cm_fused;
+
 typedef struct cm_import {
     const char *origin; /* the model file, for messages */
     const char *dir;    /* where external data lives */
@@ -64,8 +76,8 @@ typedef struct cm_import {
     cm_error *err;
     bool layer_channels_last; /* the layer being appended reads channels-last input */
     const Onnx__NodeProto *layer_moved_by; /* and the Transpose that moved them */
-    struct cm_l2_norm *l2_norms; /* written-out L2 normalisations (import_l2norm.c) */
-    int n_l2_norms;
+    cm_fused *fused; /* node patterns made one layer */
+    int n_fused;
 } cm_import;
 
 /* Node handlers: `in` holds the node's resolved inputs (NULL for an omitted optional
@@ -153,11 +165,14 @@ cm_quant cm_quant_float(void);
  * maps whose scores feed a Softmax: a transformer's), or -1 (attention.c). */
 int cm_import_first_attention(const Onnx__GraphProto *gp);
 
-/* Finds the graph's written-out L2 normalisations over channels (import_l2norm.c), before
- * any node runs. */
+/* Appends a pattern found (cm_fused). */
+cm_status cm_import_fused_add(cm_import *im, const cm_fused *f);
+/* True when node is in a pattern: *st is CM_OK for a node passed over, or the status of
+ * making the layer at its tail. */
+bool cm_import_fused_step(cm_import *im, const Onnx__NodeProto *node, cm_status *st);
+/* Finds the graph's written-out L2 normalisations over channels (import_l2norm.c) and
+ * group normalisations (import_groupnorm.c), before any node runs. */
 cm_status cm_import_find_l2_norms(cm_import *im);
-/* True when node is a step of one: *st is CM_OK for a step passed over (its output is
- * read by the next step alone), or the status of making the layer at the last step. */
-bool cm_import_l2_norm_step(cm_import *im, const Onnx__NodeProto *node, cm_status *st);
+cm_status cm_import_find_group_norms(cm_import *im);
 
 #endif

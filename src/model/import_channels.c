@@ -264,7 +264,7 @@ static bool reads(const Onnx__NodeProto *n, int k, const char *name)
 }
 
 /* The node whose output `name` is, if it is an `op`. */
-static const Onnx__NodeProto *producer(cm_import *im, const char *name, const char *op)
+const Onnx__NodeProto *cm_import_producer(cm_import *im, const char *name, const char *op)
 {
     const Onnx__GraphProto *gp = im->model->graph;
     for (size_t i = 0; name && i < gp->n_node; i++)
@@ -317,12 +317,11 @@ static const char *other_input(const Onnx__NodeProto *n, const char *name)
 static bool is_const_name(cm_import *im, const char *name)
 {
     const cm_tensor *t = cm_import_find(im, name);
-    return (t && t->kind == CM_TENSOR_CONST) || producer(im, name, "Constant");
+    return (t && t->kind == CM_TENSOR_CONST) || cm_import_producer(im, name, "Constant");
 }
 
-/* The optional affine step after n: Mul by gamma, Add of beta (a constant operand). */
-static const Onnx__NodeProto *affine_step(cm_import *im, const Onnx__NodeProto *n,
-                                          const char *op)
+const Onnx__NodeProto *cm_import_affine_step(cm_import *im, const Onnx__NodeProto *n,
+                                             const char *op)
 {
     const Onnx__NodeProto *r = cm_import_sole_reader(im, n, op, -1);
     return r && is_const_name(im, other_input(r, n->output[0])) ? r : NULL;
@@ -345,8 +344,8 @@ static bool match_from_head(cm_import *im, const Onnx__NodeProto *head, ln_nodes
         !(m->sqrt = cm_import_sole_reader(im, m->add_eps, "Sqrt", 0)) ||
         cm_import_sole_reader(im, m->sqrt, "Div", 1) != m->div)
         return false;
-    m->mul = affine_step(im, m->div, "Mul");
-    m->add_beta = affine_step(im, m->mul ? m->mul : m->div, "Add");
+    m->mul = cm_import_affine_step(im, m->div, "Mul");
+    m->add_beta = cm_import_affine_step(im, m->mul ? m->mul : m->div, "Add");
     return true;
 }
 
@@ -370,7 +369,7 @@ static bool in_match(const ln_nodes *m, const Onnx__NodeProto *n)
 static const Onnx__NodeProto *back(cm_import *im, const Onnx__NodeProto *n, int k,
                                    const char *op)
 {
-    return n && (size_t)k < n->n_input ? producer(im, n->input[k], op) : NULL;
+    return n && (size_t)k < n->n_input ? cm_import_producer(im, n->input[k], op) : NULL;
 }
 
 static const Onnx__NodeProto *head_of_sub(cm_import *im, const Onnx__NodeProto *n)

@@ -2,27 +2,31 @@
  * (SSD300's L2Norm on conv4_3): ReduceL2(x, axes 1, keepdims) -> Clip(min eps) (or Max
  * with eps) [-> Expand to x's shape] -> Div(x, .) [-> Mul by a per-channel scale]. One
  * layer norm layer with norm_l2 set: per pixel, its channels divided by their L2 norm
- * (at least eps), then scaled. The steps are found before any node runs (their
- * constants are read at the last step, once defined); every step but the last defines
- * nothing, as only the next step reads its output. */
+ * (at least eps), then scaled. A pattern of nodes made one layer (cm_fused). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/import.h"
 #include "model/import_ops.h"
 
-typedef struct cm_l2_norm {
+/* The roles of a pattern's nodes (cm_fused.node). */
+typedef struct l2_nodes {
     const Onnx__NodeProto *reduce, *clip, *expand, *div, *mul;
-} cm_l2_norm;
+} l2_nodes;
+
+static l2_nodes roles(const cm_fused *f)
+{
+    return (l2_nodes){f->node[0], f->node[1], f->node[2], f->node[3], f->node[4]};
+}
 
 static bool is_op(const Onnx__NodeProto *n, const char *op)
 {
     return n && n->op_type && cm_import_is_onnx_domain(n->domain) && !strcmp(n->op_type, op);
 }
 
-static bool match(cm_import *im, const Onnx__NodeProto *reduce, cm_l2_norm *m)
+static bool match(cm_import *im, const Onnx__NodeProto *reduce, l2_nodes *m)
 {
-    *m = (cm_l2_norm){.reduce = reduce};
+    *m = (l2_nodes){.reduce = reduce};
     if (reduce->n_input < 1)
         return false;
     m->clip = cm_import_sole_reader(im, reduce, "Clip", 0);
@@ -36,18 +40,20 @@ static bool match(cm_import *im, const Onnx__NodeProto *reduce, cm_l2_norm *m)
     return true;
 }
 
+static cm_status l2_norm_make(cm_import *im, const cm_fused *f);
+
 cm_status cm_import_find_l2_norms(cm_import *im)
 {
     const Onnx__GraphProto *gp = im->model->graph;
     for (size_t i = 0; i < gp->n_node; i++) {
-        cm_l2_norm m;
+        l2_nodes m;
         if (!is_op(gp->node[i], "ReduceL2") || !match(im, gp->node[i], &m))
             continue;
-        cm_l2_norm *grown = realloc(im->l2_norms, (size_t)(im->n_l2_norms + 1) * sizeof *grown);
-        if (!grown)
-            return cm_error_nomem(im->err);
-        im->l2_norms = grown;
-        im->l2_norms[im->n_l2_norms++] = m;
+        const cm_fused f = {{m.reduce, m.clip, m.expand, m.div, m.mul, NULL},
+                            m.mul ? m.mul : m.div, l2_norm_make};
+        cm_status st = cm_import_fused_add(im, &f);
+        if (st != CM_OK)
+            return st;
     }
     return CM_OK;
 }
@@ -63,8 +69,9 @@ static bool scalar(cm_import *im, const char *name, double *out)
 }
 
 /* The last step: what only the constants and shapes tell, then the layer. */
-static cm_status l2_norm_tail(cm_import *im, const Onnx__NodeProto *tail, const cm_l2_norm *m)
+static cm_status l2_norm_make(cm_import *im, const cm_fused *f)
 {
+    const l2_nodes rm = roles(f), *m = &rm;
     cm_tensor *x = cm_import_find(im, m->reduce->input[0]);
     if (!x || x->kind != CM_TENSOR_ACTIVATION)
         return cm_import_fail(im, m->reduce, CM_EINPUT, "input '%s' must be a feature map",
@@ -107,22 +114,5 @@ static cm_status l2_norm_tail(cm_import *im, const Onnx__NodeProto *tail, const 
         if (!gamma || gamma->kind != CM_TENSOR_CONST)
             return cm_import_fail(im, m->mul, CM_EINPUT, "the scale must be a constant");
     }
-    return cm_import_norm_layer(im, tail, x, gamma, NULL, eps, true);
-}
-
-bool cm_import_l2_norm_step(cm_import *im, const Onnx__NodeProto *node, cm_status *st)
-{
-    for (int i = 0; i < im->n_l2_norms; i++) {
-        const cm_l2_norm *m = &im->l2_norms[i];
-        const Onnx__NodeProto *tail = m->mul ? m->mul : m->div;
-        if (node == tail) {
-            *st = l2_norm_tail(im, node, m);
-            return true;
-        }
-        if (node == m->reduce || node == m->clip || node == m->expand || node == m->div) {
-            *st = CM_OK;
-            return true;
-        }
-    }
-    return false;
+    return cm_import_norm_layer(im, f->last, x, gamma, NULL, eps, true);
 }

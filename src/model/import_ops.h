@@ -54,6 +54,12 @@ cm_status cm_import_norm_layer(cm_import *im, const Onnx__NodeProto *node, cm_te
  * node (import_channels.c). */
 const Onnx__NodeProto *cm_import_sole_reader(cm_import *im, const Onnx__NodeProto *n,
                                              const char *op, int k);
+/* The node whose output `name` is, if it is an `op` (import_channels.c). */
+const Onnx__NodeProto *cm_import_producer(cm_import *im, const char *name, const char *op);
+/* The optional affine step after n: its sole reader, if an `op` (Mul by gamma, Add of
+ * beta) whose other operand is a constant (import_channels.c). */
+const Onnx__NodeProto *cm_import_affine_step(cm_import *im, const Onnx__NodeProto *n,
+                                             const char *op);
 cm_status cm_import_split(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in, int n_in);
 cm_status cm_import_slice_activation(cm_import *im, const Onnx__NodeProto *node, cm_tensor **in,
                                      int n_in);

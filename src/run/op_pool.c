@@ -1,5 +1,6 @@
 /* Window and reduction operators: MaxPool (with indices), AveragePool, the global
  * pools, ReduceMean/Sum/Max, Softmax, inference BatchNormalization, LayerNormalization,
+ * InstanceNormalization,
  * and Resize/Upsample (nearest and linear). Sums divide once by their count, so that sums of exactly
  * represented values give the same result in any order. */
 #include <math.h>
@@ -289,23 +290,51 @@ CM_RUN_KERNEL(cm_run_softmax)
     return CM_OK;
 }
 
-CM_RUN_KERNEL(cm_run_batch_norm)
+/* Inputs 1..n_ops-1 of a normalisation, float and one value per channel of x = in[0]
+ * (axis 1); *inner is the elements per channel of a sample. */
+static cm_status per_channel_operands(cm_run_ctx *cx, cm_array **in, int n_in, int n_ops,
+                                      int64_t *inner)
 {
-    (void)n_out;
     cm_status st;
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < n_ops; k++)
         if ((st = need_float(cx, in, n_in, k)) != CM_OK)
             return st;
-    if (cm_run_attr_int(cx, "training_mode", 0))
-        return cm_run_fail(cx, CM_EINPUT, "training mode; the executor runs inference");
     const cm_array *x = in[0];
-    int64_t c = x->rank > 1 ? x->dims[1] : 1, inner = 1;
+    const int64_t c = x->rank > 1 ? x->dims[1] : 1;
+    *inner = 1;
     for (int d = 2; d < x->rank; d++)
-        inner *= x->dims[d];
-    for (int k = 1; k < 5; k++)
+        *inner *= x->dims[d];
+    for (int k = 1; k < n_ops; k++)
         if (in[k]->count != c)
             return cm_run_fail(cx, CM_EINPUT, "input %d has %lld values for %lld channels", k,
                                (long long)in[k]->count, (long long)c);
+    return CM_OK;
+}
+
+/* The mean of v[0..len) and 1 / sqrt(variance + eps). */
+static double run_stats(const double *v, int64_t len, double eps, double *mean_out)
+{
+    double mean = 0.0, var = 0.0;
+    for (int64_t k = 0; k < len; k++)
+        mean += v[k];
+    mean /= (double)len;
+    for (int64_t k = 0; k < len; k++)
+        var += (v[k] - mean) * (v[k] - mean);
+    *mean_out = mean;
+    return 1.0 / sqrt(var / (double)len + eps);
+}
+
+CM_RUN_KERNEL(cm_run_batch_norm)
+{
+    (void)n_out;
+    int64_t inner;
+    cm_status st = per_channel_operands(cx, in, n_in, 5, &inner);
+    if (st != CM_OK)
+        return st;
+    if (cm_run_attr_int(cx, "training_mode", 0))
+        return cm_run_fail(cx, CM_EINPUT, "training mode; the executor runs inference");
+    const cm_array *x = in[0];
+    const int64_t c = x->rank > 1 ? x->dims[1] : 1;
     double eps = cm_run_attr_float(cx, "epsilon", 1e-5);
     if ((st = cm_run_new(cx, x->dtype, x->rank, x->dims, out)) != CM_OK)
         return st;
@@ -365,13 +394,8 @@ CM_RUN_KERNEL(cm_run_layer_norm)
         return st;
     for (int64_t g = 0; len > 0 && g < x->count / len; g++) {
         const double *v = x->f + g * len;
-        double mean = 0.0, var = 0.0;
-        for (int64_t k = 0; k < len; k++)
-            mean += v[k];
-        mean /= (double)len;
-        for (int64_t k = 0; k < len; k++)
-            var += (v[k] - mean) * (v[k] - mean);
-        double inv = 1.0 / sqrt(var / (double)len + eps);
+        double mean;
+        const double inv = run_stats(v, len, eps, &mean);
         for (int64_t k = 0; k < len; k++)
             (*out)->f[g * len + k] = (v[k] - mean) * inv * scale->f[scale->count == 1 ? 0 : k] +
                                      (b ? b->f[b->count == 1 ? 0 : k] : 0.0);
@@ -379,6 +403,34 @@ CM_RUN_KERNEL(cm_run_layer_norm)
             out[1]->f[g] = mean;
         if (n_out > 2 && out[2])
             out[2]->f[g] = inv;
+    }
+    return CM_OK;
+}
+
+/* InstanceNormalization: each channel of each sample (the axes from 2 on) brought to
+ * zero mean and unit variance, then scaled and shifted by its channel's value (GroupNorm
+ * exports as one over the groups of a reshaped map). */
+CM_RUN_KERNEL(cm_run_instance_norm)
+{
+    (void)n_out;
+    int64_t len;
+    cm_status st = per_channel_operands(cx, in, n_in, 3, &len);
+    if (st != CM_OK)
+        return st;
+    const cm_array *x = in[0];
+    if (x->rank < 3)
+        return cm_run_fail(cx, CM_EINPUT, "input has %d axes; it needs a batch, channels and at "
+                           "least one more", x->rank);
+    double eps = cm_run_attr_float(cx, "epsilon", 1e-5);
+    if ((st = cm_run_new(cx, x->dtype, x->rank, x->dims, out)) != CM_OK)
+        return st;
+    for (int64_t g = 0; len > 0 && g < x->count / len; g++) {
+        const double *v = x->f + g * len;
+        const int64_t ch = g % x->dims[1];
+        double mean;
+        const double inv = run_stats(v, len, eps, &mean);
+        for (int64_t k = 0; k < len; k++)
+            (*out)->f[g * len + k] = (v[k] - mean) * inv * in[1]->f[ch] + in[2]->f[ch];
     }
     return CM_OK;
 }

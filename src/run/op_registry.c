@@ -19,6 +19,7 @@ static const kernel_entry onnx_kernels[] = {
     {"ReduceL2", cm_run_reduce_l2},
     {"ReduceMax", cm_run_reduce_max}, {"Softmax", cm_run_softmax},
     {"BatchNormalization", cm_run_batch_norm}, {"LayerNormalization", cm_run_layer_norm},
+    {"InstanceNormalization", cm_run_instance_norm},
     {"Resize", cm_run_resize},
     {"Upsample", cm_run_upsample},
     {"Relu", cm_run_relu}, {"Clip", cm_run_clip}, {"LeakyRelu", cm_run_leaky_relu},

@@ -218,6 +218,7 @@ CM_RUN_KERNEL(cm_run_reduce_l2);
 CM_RUN_KERNEL(cm_run_reduce_max); CM_RUN_KERNEL(cm_run_softmax);
 CM_RUN_KERNEL(cm_run_batch_norm); CM_RUN_KERNEL(cm_run_resize); CM_RUN_KERNEL(cm_run_upsample);
 CM_RUN_KERNEL(cm_run_layer_norm);
+CM_RUN_KERNEL(cm_run_instance_norm);
 /* op_quant.c */
 CM_RUN_KERNEL(cm_run_quant); CM_RUN_KERNEL(cm_run_bipolar_quant); CM_RUN_KERNEL(cm_run_trunc);
 CM_RUN_KERNEL(cm_run_multi_threshold); CM_RUN_KERNEL(cm_run_quantize_linear);

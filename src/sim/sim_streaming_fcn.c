@@ -207,7 +207,11 @@ static bool fcn_pointwise(st_chain *c, const cm_design *d, int node, const cm_fc
         return false;
     c->n_in = n->n_pred > 0 ? n->n_pred : 1;
     int64_t rd[SIM_MAX_PORTS] = {0};
-    if (l->kind != CM_FCN_CONCAT) {
+    if (n->flags & CM_HD_MAP_BUFFER) { /* the map read (summed), then written */
+        c->in_words[0] = l->channels;
+        st_run(o, pixels, l->channels / coarse, 1, 1, 0);
+        st_run(o, pixels, l->channels / coarse, 1, 0, 1);
+    } else if (l->kind != CM_FCN_CONCAT) {
         for (int p = 0; p < c->n_in; p++) {
             rd[p] = 1;
             c->in_words[p] = l->channels;

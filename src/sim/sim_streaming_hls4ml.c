@@ -82,6 +82,11 @@ cm_status st_chain_hls4ml(const cm_design *d, int node, st_chain *c, cm_error *e
         st_run_ports(o, 1, rf, rf, rd, c->n_in, 1);
         return CM_OK;
     }
+    if (h.whole_map) { /* the map read, then written */
+        st_run(o, h.spatial, 1, 1, 1, 0);
+        st_run(o, h.spatial, 1, 1, 0, 1);
+        return CM_OK;
+    }
     if (h.kind == CM_HLS4ML_GLOBAL_POOL) {
         st_run(o, h.spatial - 1, 1, 1, 1, 0);
         st_run(o, 1, 1, 1, 1, 1);

@@ -58,12 +58,7 @@ REFUSED = [
 # Each is reported as a known gap rather than a failure, as long as the network is
 # refused at exactly that op; once it loads or is refused elsewhere, the entry must go.
 # Emptying this list makes the check issue 16's must-hold.
-KNOWN_GAPS = [
-    # GroupNorm in the heads, which torch writes as Reshape to (N, groups, -1),
-    # InstanceNormalization, Reshape back, Mul and Add: not imported yet.
-    (r"^(retinanet_resnet50_fpn_v2|fcos_resnet50_fpn)$", "InstanceNormalization",
-     "GroupNorm in the detection heads"),
-]
+KNOWN_GAPS = []
 
 # torch.onnx.export's own limits: (name pattern, opset or None for all, what its
 # message says).

@@ -1,6 +1,7 @@
 /* Building small ONNX models for tests; see onnx_builder.h. */
 #include "onnx_builder.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,4 +297,46 @@ uint8_t *ob_pack(const Onnx__ModelProto *m, size_t *len)
     uint8_t *buf = xmalloc(*len);
     onnx__model_proto__pack(m, buf);
     return buf;
+}
+
+void ob_group_norm(Onnx__ModelProto *m, const char *x, const char *y, int64_t channels,
+                   int64_t groups, const int64_t *split_to, float in_scale, const float *gamma,
+                   const float *beta)
+{
+    char name[6][96], io[4][320];
+    static const char *const part[6] = {"to", "s", "b", "gamma", "beta", "split"};
+    for (int k = 0; k < 6; k++)
+        snprintf(name[k], sizeof name[k], "%s_%s", y, part[k]);
+    const int64_t to[3] = {0, groups, -1};
+    float *ones = xmalloc((size_t)groups * 2 * sizeof *ones);
+    for (int64_t g = 0; g < groups; g++) {
+        ones[g] = in_scale;
+        ones[groups + g] = 0.0f;
+    }
+    ob_init_int64(m, name[0], 1, (int64_t[]){3}, split_to ? split_to : to);
+    ob_init_float(m, name[1], 1, (int64_t[]){groups}, ones);
+    ob_init_float(m, name[2], 1, (int64_t[]){groups}, ones + groups);
+    free(ones);
+    ob_init_float(m, name[3], 3, (int64_t[]){channels, 1, 1}, gamma);
+    ob_init_float(m, name[4], 3, (int64_t[]){channels, 1, 1}, beta);
+    snprintf(io[0], sizeof io[0], "%s,%s", x, name[0]);
+    snprintf(io[1], sizeof io[1], "%s_r,%s,%s", y, name[1], name[2]);
+    snprintf(io[2], sizeof io[2], "%s_n,%s_sh", y, y);
+    snprintf(io[3], sizeof io[3], "%s_r", y);
+    ob_node(m, "Reshape", name[5], io[0], io[3]);
+    snprintf(name[5], sizeof name[5], "%s_norm", y);
+    snprintf(io[3], sizeof io[3], "%s_n", y);
+    ob_node(m, "InstanceNormalization", name[5], io[1], io[3]);
+    snprintf(name[5], sizeof name[5], "%s_shape", y);
+    snprintf(io[3], sizeof io[3], "%s_sh", y);
+    ob_node(m, "Shape", name[5], x, io[3]);
+    snprintf(name[5], sizeof name[5], "%s_back", y);
+    snprintf(io[3], sizeof io[3], "%s_u", y);
+    ob_node(m, "Reshape", name[5], io[2], io[3]);
+    snprintf(name[5], sizeof name[5], "%s_scale", y);
+    snprintf(io[0], sizeof io[0], "%s_u,%s", y, name[3]);
+    snprintf(io[3], sizeof io[3], "%s_v", y);
+    ob_node(m, "Mul", name[5], io[0], io[3]);
+    snprintf(io[0], sizeof io[0], "%s_v,%s", y, name[4]);
+    ob_node(m, "Add", y, io[0], y);
 }

@@ -60,6 +60,15 @@ void ob_attr_ints(Onnx__NodeProto *n, const char *name, int count, const int64_t
 void ob_attr_float(Onnx__NodeProto *n, const char *name, float v);
 void ob_attr_string(Onnx__NodeProto *n, const char *name, const char *v);
 
+/* nn.GroupNorm as torch.onnx writes it, from map x (1 x channels x H x W) to y: nodes
+ * y_split (Reshape to `split_to`, NULL for (0, groups, -1)), y_norm
+ * (InstanceNormalization, scale in_scale and bias 0 per group), y_shape, y_back (Reshape
+ * to Shape(x)), y_scale (Mul gamma, channels x 1 x 1; NULL: a fixed pattern) and y (Add
+ * beta, likewise). */
+void ob_group_norm(Onnx__ModelProto *m, const char *x, const char *y, int64_t channels,
+                   int64_t groups, const int64_t *split_to, float in_scale, const float *gamma,
+                   const float *beta);
+
 /* The packed model; the caller frees it. */
 uint8_t *ob_pack(const Onnx__ModelProto *m, size_t *len);
 
