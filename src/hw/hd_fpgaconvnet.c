@@ -87,8 +87,9 @@ static const char *fcn_layer_op(const cm_layer *l, cm_fcn_kind kind)
 
 static void fcn_fill(cm_fcn_layer *f, const cm_layer *l)
 {
-    f->rows = (int)l->in_shape.h;
-    f->cols = (int)l->in_shape.w;
+    const bool broadcast = cm_hd_is_broadcast_merge(l); /* over the output's map */
+    f->rows = (int)(broadcast ? l->out_shape.h : l->in_shape.h);
+    f->cols = (int)(broadcast ? l->out_shape.w : l->in_shape.w);
     f->channels = (int)l->in_shape.c;
     f->filters = (int)l->out_shape.c;
     for (int i = 0; i < 2; i++) {

@@ -135,8 +135,9 @@ static cm_status hls_layer(cm_hd_build *b, int li, cm_error *err)
         return cm_error_nomem(err);
     cm_hd_node *n = &b->h->nodes[idx];
     cm_hls4ml_layer *h = &n->hw.hls;
-    bool spatial_input = l->in_shape.h > 1 || l->in_shape.w > 1;
-    h->spatial = spatial_input ? l->in_shape.h * l->in_shape.w : 1;
+    const cm_shape at = cm_hd_is_broadcast_merge(l) ? l->out_shape : l->in_shape;
+    bool spatial_input = at.h > 1 || at.w > 1;
+    h->spatial = spatial_input ? at.h * at.w : 1;
     h->kernel_fold = 1;
     hls_resource_dims(l, h);
     n->flags = CM_HD_CUT_AFTER;

@@ -241,6 +241,12 @@ void cm_hd_node_cost(const cm_hd_node *n, int64_t fold_in, int64_t fold_out, int
     }
 }
 
+bool cm_hd_is_broadcast_merge(const cm_layer *l)
+{
+    return (l->op == CM_OP_ADD || l->op == CM_OP_MUL) && l->n_inputs > 1 &&
+           l->in_shape.h * l->in_shape.w < l->out_shape.h * l->out_shape.w;
+}
+
 int cm_hd_add_layer_node(cm_hd_build *b, int li, const char *name, const char *op)
 {
     const cm_layer *l = &b->g->layers[li];
@@ -251,6 +257,10 @@ int cm_hd_add_layer_node(cm_hd_build *b, int li, const char *name, const char *o
     n->channels_out = (int)l->out_shape.c;
     n->size_in = l->in_shape.c * l->in_shape.h * l->in_shape.w;
     n->size_out = l->out_shape.c * l->out_shape.h * l->out_shape.w;
+    /* an element-wise merge works over its output's map: its first input may be one
+     * pixel broadcast over the others (squeeze-excitation's scale * x) */
+    if (cm_hd_is_broadcast_merge(l))
+        n->size_in = n->size_out;
     return b->h->n_nodes - 1;
 }
 

@@ -117,6 +117,10 @@ cm_status cm_hd_build_hls4ml(cm_hd_build *b, cm_error *err);
 
 /* Adds a node for layer li: name, op and the dimensions of the layer's first input
  * and its output. Returns the node index, -1 on out-of-memory. */
+/* An element-wise add or multiply of several maps, whose first input (the layer's
+ * in_shape) is smaller than its output: one value per channel broadcast over the map. */
+bool cm_hd_is_broadcast_merge(const cm_layer *l);
+
 int cm_hd_add_layer_node(cm_hd_build *b, int li, const char *name, const char *op);
 /* Connects the nodes delivering layer li's inputs to node `to`. */
 cm_status cm_hd_connect_inputs(cm_hd_build *b, int li, int to, cm_error *err);

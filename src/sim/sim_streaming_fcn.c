@@ -193,7 +193,8 @@ static bool fcn_resize(st_chain *c, const cm_fcn_layer *l)
 }
 
 /* Pointwise, element-wise, split and concat layers: one pixel (channels/coarse cycles)
- * per iteration; a concat reads its inputs' channels in turn. */
+ * per iteration; a concat reads its inputs' channels in turn, an element-wise layer an
+ * input of one pixel (a broadcast) once. */
 static bool fcn_pointwise(st_chain *c, const cm_design *d, int node, const cm_fcn_layer *l)
 {
     const cm_hd_node *n = &d->hd.nodes[node];
@@ -212,11 +213,17 @@ static bool fcn_pointwise(st_chain *c, const cm_design *d, int node, const cm_fc
         st_run(o, pixels, l->channels / coarse, 1, 1, 0);
         st_run(o, pixels, l->channels / coarse, 1, 0, 1);
     } else if (l->kind != CM_FCN_CONCAT) {
+        /* an input of one pixel (squeeze-excitation's scale) is read with the first pixel
+         * and applied to every pixel of the others */
+        int64_t map_only[SIM_MAX_PORTS] = {0};
         for (int p = 0; p < c->n_in; p++) {
             rd[p] = 1;
             c->in_words[p] = l->channels;
+            map_only[p] = !(pixels > 1 && p < n->n_pred &&
+                            d->hd.nodes[n->pred[p]].size_out == l->channels);
         }
-        st_run_ports(o, pixels, l->channels / coarse, 1, rd, c->n_in, 1);
+        st_run_ports(o, 1, l->channels / coarse, 1, rd, c->n_in, 1);
+        st_run_ports(o, pixels - 1, l->channels / coarse, 1, map_only, c->n_in, 1);
     } else {
         const cm_layer *gl = &d->graph->layers[n->layer];
         int at = st_loop(o, pixels);
