@@ -434,7 +434,8 @@ bool cm_import_fused_step(cm_import *im, const Onnx__NodeProto *node, cm_status 
     for (int i = 0; i < im->n_fused; i++) {
         const cm_fused *f = &im->fused[i];
         if (node == f->last) {
-            *st = f->make(im, f);
+            *st = node->n_output ? f->make(im, f)
+                                 : cm_import_fail(im, node, CM_EINPUT, "has no output");
             return true;
         }
         for (int k = 0; k < CM_FUSED_NODES; k++)

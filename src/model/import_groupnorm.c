@@ -27,8 +27,8 @@ cm_status cm_import_find_group_norms(cm_import *im)
             continue;
         const Onnx__NodeProto *split = cm_import_producer(im, norm->input[0], "Reshape");
         const Onnx__NodeProto *back = cm_import_sole_reader(im, norm, "Reshape", 0);
-        if (!split || split->n_input < 2 || cm_import_sole_reader(im, split, "InstanceNormalization",
-                                                                   0) != norm || !back)
+        if (!split || split->n_input < 2 || !back || back->n_input < 2 ||
+            cm_import_sole_reader(im, split, "InstanceNormalization", 0) != norm)
             continue;
         const Onnx__NodeProto *mul = cm_import_affine_step(im, back, "Mul");
         const Onnx__NodeProto *add = cm_import_affine_step(im, mul ? mul : back, "Add");
@@ -77,7 +77,10 @@ static cm_status group_norm_make(cm_import *im, const cm_fused *f)
                               "4-D feature map (N, C, H, W)");
     const int64_t c = x->dims[1], per_sample = x->dims[1] * x->dims[2] * x->dims[3];
     const cm_tensor *to = constant(im, split->input[1], 3);
-    const int64_t g = to ? (int64_t)to->values[1] : 0;
+    /* range-checked before the conversion: a value past int64 would be undefined */
+    const int64_t g = to && to->values[1] >= 1 && to->values[1] <= (double)c
+                          ? (int64_t)to->values[1]
+                          : 0;
     if (!to || (to->values[0] != 0 && to->values[0] != (double)x->dims[0]) || g < 1 ||
         c % g != 0 || (to->values[2] != -1 && to->values[2] != (double)(per_sample / g)))
         return cm_import_fail(im, split, CM_EINPUT, "a group normalisation must reshape its "

@@ -289,6 +289,10 @@ cm_status cm_run_window_read(cm_run_ctx *cx, const cm_array *x, const int64_t *k
         w->in[d] = x->dims[2 + d];
         w->kernel[d] = got >= 0 ? v[d] : kernel[d];
         w->stride[d] = w->dilation[d] = 1;
+        /* a window larger than the weights would read past them */
+        if (got >= 0 && kernel && v[d] != kernel[d])
+            return cm_run_fail(cx, CM_EINPUT, "kernel_shape %lld on spatial axis %d, but the "
+                               "weights have %lld", (long long)v[d], d, (long long)kernel[d]);
     }
     if ((got = cm_run_attr_ints(cx, "strides", v, CM_ARRAY_MAX_RANK)) >= 0) {
         if (got != w->n)
