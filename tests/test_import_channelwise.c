@@ -345,6 +345,34 @@ static void test_group_norm(void **state)
     expect_refused(group_norm_block(2.0f, NULL), "shift_norm", "InstanceNormalization");
 }
 
+/* A Conv whose kernel_shape is larger than its weights would have the executor read
+ * past them: it is refused, naming the axis, at load or at run. */
+static void test_conv_kernel_shape_refused(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 6, 6});
+    ob_init_float(m, "W", 4, (int64_t[]){3, 2, 3, 3}, NULL);
+    ob_attr_ints(ob_node(m, "Conv", "conv", "x,W", "y"), "kernel_shape", 2, (int64_t[]){7, 3});
+    ob_output(m, "y", 4, NULL);
+    size_t len;
+    uint8_t *bytes = ob_pack(m, &len);
+    ob_model_free(m);
+    cm_runner *r = NULL;
+    cm_error err = {0};
+    cm_status st = cm_runner_load_buffer(bytes, len, "bad.onnx", NULL, &r, &err);
+    free(bytes);
+    if (st == CM_OK) {
+        cm_array *x = ramp(4, (int64_t[]){1, 2, 6, 6}), *y = NULL;
+        st = cm_runner_execute(r, (const cm_array *const *)&x, 1, NULL, 1, &y, &err);
+        assert_null(y);
+        cm_array_free(x);
+        cm_runner_free(r);
+    }
+    assert_int_equal(st, CM_EINPUT);
+    assert_non_null(strstr(err.message, "kernel_shape 7 on spatial axis 0, but the weights have 3"));
+}
+
 /* A transformer is refused at its first attention operator (src/model/attention.c):
  * here a product of two feature maps, scaled, into a Softmax, behind a Transpose the
  * importer refuses first; the message names the product and keeps the first refusal.
@@ -676,6 +704,7 @@ int main(void)
         cmocka_unit_test(test_attention_named),
         cmocka_unit_test(test_l2_norm),
         cmocka_unit_test(test_group_norm),
+        cmocka_unit_test(test_conv_kernel_shape_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
