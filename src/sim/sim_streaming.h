@@ -80,6 +80,11 @@ void st_grid_walk(st_ops *o, const st_grid *g);
 /* A resize's walk (cm_resize_axis) over rows r and columns c, `pixel` cycles a pixel
  * read or written, each output pixel written a cycle after its iteration starts. False
  * when out of memory or the ops overflowed. */
+/* A pointwise node's pixels, `ii` cycles each: the first reads every input, the rest
+ * only those of more than one pixel (an input of one pixel, squeeze-excitation's scale,
+ * is broadcast over the map). */
+void st_run_pixels(st_ops *o, const cm_design *d, int node, int n_in, int64_t pixels,
+                   int64_t ii);
 bool st_resize_walk(st_ops *o, const cm_resize_axis *r, const cm_resize_axis *c, int64_t pixel);
 
 /* Each backend's node as tasks (the node's folding as the design holds it).

@@ -207,23 +207,14 @@ static bool fcn_pointwise(st_chain *c, const cm_design *d, int node, const cm_fc
     if (!o)
         return false;
     c->n_in = n->n_pred > 0 ? n->n_pred : 1;
-    int64_t rd[SIM_MAX_PORTS] = {0};
     if (n->flags & CM_HD_MAP_BUFFER) { /* the map read (summed), then written */
         c->in_words[0] = l->channels;
         st_run(o, pixels, l->channels / coarse, 1, 1, 0);
         st_run(o, pixels, l->channels / coarse, 1, 0, 1);
     } else if (l->kind != CM_FCN_CONCAT) {
-        /* an input of one pixel (squeeze-excitation's scale) is read with the first pixel
-         * and applied to every pixel of the others */
-        int64_t map_only[SIM_MAX_PORTS] = {0};
-        for (int p = 0; p < c->n_in; p++) {
-            rd[p] = 1;
+        for (int p = 0; p < c->n_in; p++)
             c->in_words[p] = l->channels;
-            map_only[p] = !(pixels > 1 && p < n->n_pred &&
-                            d->hd.nodes[n->pred[p]].size_out == l->channels);
-        }
-        st_run_ports(o, 1, l->channels / coarse, 1, rd, c->n_in, 1);
-        st_run_ports(o, pixels - 1, l->channels / coarse, 1, map_only, c->n_in, 1);
+        st_run_pixels(o, d, node, c->n_in, pixels, l->channels / coarse);
     } else {
         const cm_layer *gl = &d->graph->layers[n->layer];
         int at = st_loop(o, pixels);

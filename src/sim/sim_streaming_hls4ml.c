@@ -94,11 +94,6 @@ cm_status st_chain_hls4ml(const cm_design *d, int node, st_chain *c, cm_error *e
     }
     if (h.multiplies || h.kind == CM_HLS4ML_POOL)
         return hls_map(o, l, true, rf) ? CM_OK : cm_error_nomem(err);
-    /* an input of one pixel (squeeze-excitation's scale) is read with the first pixel */
-    int64_t map_only[SIM_MAX_PORTS] = {0};
-    for (int p = 0; p < c->n_in; p++)
-        map_only[p] = !(p < n->n_pred && d->hd.nodes[n->pred[p]].size_out == l->out_shape.c);
-    st_run_ports(o, 1, 1, 1, rd, c->n_in, 1);
-    st_run_ports(o, h.spatial - 1, 1, 1, map_only, c->n_in, 1);
+    st_run_pixels(o, d, node, c->n_in, h.spatial, 1);
     return CM_OK;
 }

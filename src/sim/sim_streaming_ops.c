@@ -224,3 +224,17 @@ bool st_resize_walk(st_ops *o, const cm_resize_axis *r, const cm_resize_axis *c,
     free(per_col);
     return !o->bad;
 }
+
+void st_run_pixels(st_ops *o, const cm_design *d, int node, int n_in, int64_t pixels,
+                   int64_t ii)
+{
+    const cm_hd_node *n = &d->hd.nodes[node];
+    const int64_t pixel = d->graph->layers[n->layer].out_shape.c;
+    int64_t all[SIM_MAX_PORTS] = {0}, map_only[SIM_MAX_PORTS] = {0};
+    for (int p = 0; p < n_in && p < SIM_MAX_PORTS; p++) {
+        all[p] = 1;
+        map_only[p] = !(pixels > 1 && p < n->n_pred && d->hd.nodes[n->pred[p]].size_out == pixel);
+    }
+    st_run_ports(o, 1, ii, 1, all, n_in, 1);
+    st_run_ports(o, pixels - 1, ii, 1, map_only, n_in, 1);
+}
