@@ -1,6 +1,6 @@
 # Shared by the command-line test scripts: `expect` runs cnnmap and checks its exit code
 # and, for a failure, that stderr is one line "cnnmap: ..." and stdout is empty;
-# `check` asserts a shell condition; `finish` prints the count CI reads and sets the
+# `check` asserts a shell condition; `within` checks a command's time; `finish` prints the count CI reads and sets the
 # exit status. The including script sets $cnnmap and $tmp, and may set one_line_from
 # (the lowest exit code held to the one-line rule, default 2) and define the hooks
 # expect_before (run before each command) and expect_after_failure (a further condition
@@ -34,6 +34,22 @@ need_shared() {
   [ -f "$1" ] && return 0
   if [ "${CI:-}" = true ]; then echo "missing $1"; echo "0 passed, 1 failed"; exit 1; fi
   echo "skipped: $1 is missing"; echo "0 passed, 0 failed"; exit 0
+}
+
+# within SECONDS DESCRIPTION ARGS...: runs cnnmap, sets $rc to its exit code and checks
+# that it returned in time. The check takes the smaller of the wall-clock and the CPU
+# time: a command that overruns its limit spends the CPU, while one that only waited for
+# a core does not (ctest runs tests two at a time beside the fuzzers at nice 19: a 21 s
+# check under ASan took 22 s there and 10 s on a quiet machine).
+within() {
+  local limit=$1 what=$2; shift 2
+  local TIMEFORMAT='%R %U %S' wall user sys took
+  { time "$cnnmap" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null; } 2>"$tmp/time"
+  rc=$?
+  read -r wall user sys <"$tmp/time"
+  took=$(awk -v w="$wall" -v u="$user" -v s="$sys" 'BEGIN { c = u + s; printf "%.2f", (c < w ? c : w) }')
+  check "$what returns within $limit s (took $took s: wall $wall, CPU $user + $sys)" \
+    awk -v e="$took" -v l="$limit" 'BEGIN { exit !(e <= l) }'
 }
 
 # check DESCRIPTION COMMAND...

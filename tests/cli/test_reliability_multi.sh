@@ -9,7 +9,7 @@ set -u
 cnnmap=$1 shared=$2 src=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
+source "$(dirname "$0")/lib.sh"
 lenet=$shared/models/lenet.onnx
 py=/usr/bin/python3
 
@@ -27,23 +27,6 @@ run() {
     failed=$((failed + 1)); echo "FAIL: $what: exit $got (want $code)"; head -3 "$tmp/err"; fi
 }
 
-check() {
-  local what=$1; shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
-
-# within SECONDS DESCRIPTION ARGS...: runs cnnmap and records its exit code in $rc and
-# whether it returned in time.
-within() {
-  local limit=$1 what=$2; shift 2
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$cnnmap" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  rc=$?
-  t1=$(date +%s.%N)
-  elapsed=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
-  check "$what returns within $limit s (took $elapsed s)" awk -v e="$elapsed" -v l="$limit" 'BEGIN { exit !(e <= l) }'
-}
 
 if [ ! -f "$lenet" ]; then
   if [ "${CI:-}" = true ]; then echo "missing $lenet"; echo "0 passed, 1 failed"; exit 1; fi
