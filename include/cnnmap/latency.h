@@ -56,7 +56,9 @@ typedef enum cm_latency_block_kind {
     CM_LATENCY_CONV,  /* convolution (and dense) units: sliding window, fork, bank, accum */
     CM_LATENCY_POOL,  /* max or average pooling, with its sliding window */
     CM_LATENCY_RELU,  /* any pointwise layer */
-    CM_LATENCY_ACCUM  /* the final accumulation of input feature-map folding */
+    CM_LATENCY_ACCUM, /* the final accumulation of input feature-map folding */
+    CM_LATENCY_ELTWISE /* a merge (add or multiply of two maps, concatenation): one operand
+                        * streams from the block before it, the others from off-chip memory */
 } cm_latency_block_kind;
 
 /* One block of the reference architecture. */

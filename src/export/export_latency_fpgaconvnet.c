@@ -16,6 +16,7 @@ static const char *layer_type(cm_latency_block_kind k)
     case CM_LATENCY_POOL: return "POOLING";
     case CM_LATENCY_RELU: return "RELU";
     case CM_LATENCY_ACCUM: return "ACCUMULATION";
+    case CM_LATENCY_ELTWISE: return "ELTWISE";
     }
     return "UNKNOWN";
 }

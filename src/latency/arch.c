@@ -1,5 +1,6 @@
 /* Weights reloading's subgraphs and the reference architecture (paper III-A2, III-A3).
- * A cut vector splits the chain before weight layers into groups. Each group's pattern
+ * A cut vector splits the net before weight layers into groups (a layer that reads its
+ * main operand from memory begins one too). Each group's pattern
  * is its sequence of block kinds; the reference architecture is a common supersequence
  * of all patterns (built by pairwise shortest-common-supersequence merges in group
  * order), so every group maps onto it with the blocks it does not use bypassed. A group
@@ -101,31 +102,41 @@ static cm_status group_steps(const cm_lat_net *net, cm_lat_group *g, bool input_
     return CM_OK;
 }
 
-static int count_groups(const cm_lat_net *net, const bool *cut)
+/* The net layers that begin a group: the first, each weight layer with a cut before
+ * it, and each layer that reads its main operand from memory. Returns their count;
+ * `first` (NULL to count only) gets them in order. */
+static int group_firsts(const cm_lat_net *net, const bool *cut, int *first)
 {
-    int n = 1;
-    for (int w = 1; w < net->n_weight; w++)
-        n += cut[w];
+    int n = 0, w = 0;
+    for (int i = 0; i < net->n; i++) {
+        bool conv = net->l[i].kind == CM_LATENCY_CONV;
+        bool begins = i == 0 || net->l[i].starts || (conv && w > 0 && cut[w]);
+        w += conv;
+        if (begins && first)
+            first[n] = i;
+        n += begins;
+    }
     return n;
 }
 
 static cm_status make_groups(const cm_lat_net *net, const bool *cut, bool input_folding,
                              cm_lat_arch *a, cm_error *err)
 {
-    a->n_groups = count_groups(net, cut);
+    a->n_groups = group_firsts(net, cut, NULL);
     a->groups = calloc((size_t)a->n_groups, sizeof *a->groups);
-    if (!a->groups)
+    int *first = malloc((size_t)a->n_groups * sizeof *first);
+    if (!a->groups || !first) {
+        free(first);
         return cm_error_nomem(err);
-    int gi = 0;
-    a->groups[0].first = 0;
-    for (int w = 1; w < net->n_weight; w++)
-        if (cut[w]) {
-            a->groups[gi].end = net->weight_at[w];
-            a->groups[++gi].first = net->weight_at[w];
-        }
-    a->groups[gi].end = net->n;
+    }
+    group_firsts(net, cut, first);
+    for (int gi = 0; gi < a->n_groups; gi++) {
+        a->groups[gi].first = first[gi];
+        a->groups[gi].end = gi + 1 < a->n_groups ? first[gi + 1] : net->n;
+    }
+    free(first);
     int w = 0;
-    for (gi = 0; gi < a->n_groups; gi++) {
+    for (int gi = 0; gi < a->n_groups; gi++) {
         cm_lat_group *g = &a->groups[gi];
         cm_status st = group_steps(net, g, input_folding, err);
         if (st != CM_OK)

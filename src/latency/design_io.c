@@ -36,7 +36,7 @@
  * same way over the whole architecture. */
 static const char *const kind_prefix[] = {
     [CM_LATENCY_CONV] = "conv", [CM_LATENCY_POOL] = "pool", [CM_LATENCY_RELU] = "relu",
-    [CM_LATENCY_ACCUM] = "accum",
+    [CM_LATENCY_ACCUM] = "accum", [CM_LATENCY_ELTWISE] = "eltwise",
 };
 
 static const char *search_name(cm_latency_search s)
@@ -46,7 +46,7 @@ static const char *search_name(cm_latency_search s)
 
 static void arch_names(const cm_lat_arch *a, char (*names)[24])
 {
-    int count[4] = {0};
+    int count[CM_LAT_KINDS] = {0};
     for (int b = 0; b < a->n_blocks; b++)
         snprintf(names[b], sizeof names[b], "%s%d", kind_prefix[a->kind[b]], count[a->kind[b]]++);
 }

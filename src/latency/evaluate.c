@@ -72,7 +72,10 @@ int cm_lat_step_entries(const cm_lat_layer *l, cm_latency_block_kind kind, int f
         *depth = window_depth(l, ceil_div(l->nin, c));
         return 1;
     case CM_LATENCY_RELU:
-        e[0] = (cm_lat_entry){-out, -c, out, c};
+    case CM_LATENCY_ELTWISE:
+        /* a word in and out a cycle per stream; a slice reads more than it writes, a
+         * broadcast product's one-pixel operand less */
+        e[0] = (cm_lat_entry){-(double)l->rows * l->cols * l->nin, -c, out, c};
         return 1;
     case CM_LATENCY_ACCUM:
         /* the f_in partial maps of the folded layer, summed into its output */
@@ -93,6 +96,15 @@ void cm_lat_sub_io(const cm_lat_net *net, const cm_lat_sub *s, double *in_words,
     else
         *in_words = (double)f->rows * f->cols * (f->nin / (first->kind == CM_LATENCY_CONV ? s->folds : 1));
     *out_words = (double)l->nout * l->rows_out * l->cols_out;
+    /* merges' operands from memory, and outputs that skip connections read later */
+    for (int k = 0; k < s->n_steps; k++) {
+        const cm_lat_layer *x = &net->l[s->steps[k].layer];
+        if (s->steps[k].kind == CM_LATENCY_CONV && s->folds > 1)
+            continue; /* a pass's partial map: the accumulation writes the output */
+        *in_words += (double)x->side_words;
+        if (x->spills && k + 1 < s->n_steps)
+            *out_words += (double)x->nout * x->rows_out * x->cols_out;
+    }
 }
 
 /* ---- input feature-map folding and the schedule ---- */

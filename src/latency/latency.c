@@ -23,7 +23,7 @@ const char *cm_latency_block_kind_name(cm_latency_block_kind k)
 {
     static const char *const names[] = {
         [CM_LATENCY_CONV] = "Convolution", [CM_LATENCY_POOL] = "Pooling",
-        [CM_LATENCY_RELU] = "ReLU", [CM_LATENCY_ACCUM] = "Accumulate",
+        [CM_LATENCY_RELU] = "ReLU", [CM_LATENCY_ACCUM] = "Accumulate", [CM_LATENCY_ELTWISE] = "Eltwise",
     };
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
 }

@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include <cnnmap/latency.h>
 
+/* The number of block kinds (cm_latency_block_kind), for counting blocks per kind. */
+#define CM_LAT_KINDS (CM_LATENCY_ELTWISE + 1)
+
 /* One hardware layer of the chain. A dense layer is a convolution with a 1x1 window
  * over a 1x1 map of C*H*W channels (fpgaConvNet's InnerProduct has the same module
  * chain as its convolution), so it is a weight layer and a partition point too. */
@@ -19,9 +22,19 @@ typedef struct cm_lat_layer {
     int nin, nout;            /* channels in and out */
     int rows, cols, rows_out, cols_out;
     int kernel[2], stride[2], pad[4];
+    int groups;               /* a grouped convolution's groups (1 otherwise) */
     bool has_bias;
     int64_t weights, biases;  /* words */
     uint64_t macs;
+    /* Branches. The net is the graph's hardware layers in topological order; a layer
+     * reads its main operand from the layer before it, or from off-chip memory when
+     * `starts` (its main producer is further back or a graph input), which begins a
+     * subgraph. A merge's other operands (`side_words` a frame) come from off-chip
+     * memory, and a layer whose output is read again further on (or is a graph output)
+     * writes it there as well (`spills`): skip connections go through memory. */
+    bool starts;
+    bool spills;
+    int64_t side_words;
 } cm_lat_layer;
 
 typedef struct cm_lat_net {

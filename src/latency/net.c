@@ -1,7 +1,10 @@
-/* The network as the latency-driven flow sees it: a chain of hardware layers
- * (convolution, dense, pooling, pointwise), as in the paper's application model of a
- * feature extractor. Flatten, reshape and softmax have no hardware (as in the
- * throughput-driven fpgaConvNet parser); branches and merges are outside the flow. */
+/* The network as the latency-driven flow sees it: the graph's hardware layers
+ * (convolution, dense, pooling, pointwise, merges) in topological order, the paper's
+ * application model of a feature extractor extended to branches. Flatten, reshape and
+ * softmax have no hardware (as in the throughput-driven fpgaConvNet parser). A layer
+ * whose main operand is not the layer before it starts a subgraph and reads it from
+ * off-chip memory; a merge's other operands come from memory too, written there by
+ * their producers (latency_internal.h, cm_lat_layer). */
 #include "latency/latency_internal.h"
 
 #include <stdlib.h>
@@ -23,11 +26,14 @@ static bool kind_of(const cm_layer *l, cm_latency_block_kind *k)
     case CM_OP_GLOBAL_POOL_MAX: *k = CM_LATENCY_POOL; return true;
     case CM_OP_RELU:
     case CM_OP_ACTIVATION:
-    case CM_OP_BATCHNORM: *k = CM_LATENCY_RELU; return true;
-    case CM_OP_ADD:
-    case CM_OP_MUL:
+    case CM_OP_BATCHNORM:
+    case CM_OP_SLICE:   /* streams the channels it keeps, drops the rest */
+    case CM_OP_SHUFFLE: /* reorders a pixel's channels */
         *k = CM_LATENCY_RELU;
-        return l->n_inputs == 1;
+        return true;
+    case CM_OP_ADD:
+    case CM_OP_MUL: *k = l->n_inputs > 1 ? CM_LATENCY_ELTWISE : CM_LATENCY_RELU; return true;
+    case CM_OP_CONCAT: *k = CM_LATENCY_ELTWISE; return true;
     default: return false;
     }
 }
@@ -35,6 +41,34 @@ static bool kind_of(const cm_layer *l, cm_latency_block_kind *k)
 static int positive(int v)
 {
     return v > 0 ? v : 1;
+}
+
+/* A layer's producer in net terms: a net index, or a graph input as cm_source has it. */
+typedef int lat_source;
+
+typedef struct net_build {
+    const cm_graph *g;
+    cm_lat_net *net;
+    lat_source *of_layer; /* per graph layer: its net index, or its pass-through's source */
+    int *main_at;         /* per net layer: which operand streams in */
+} net_build;
+
+static lat_source source_of(const net_build *b, cm_source s)
+{
+    return CM_SOURCE_IS_INPUT(s) ? s : b->of_layer[s];
+}
+
+static cm_shape source_shape(const net_build *b, lat_source s)
+{
+    if (CM_SOURCE_IS_INPUT(s))
+        return b->g->inputs[CM_SOURCE_INPUT_INDEX(s)].shape;
+    const cm_lat_layer *p = &b->net->l[s];
+    return (cm_shape){p->nout, p->rows_out, p->cols_out};
+}
+
+static int64_t shape_words(cm_shape s)
+{
+    return s.c * s.h * s.w;
 }
 
 static void fill_conv(const cm_layer *g, cm_lat_layer *l)
@@ -48,7 +82,8 @@ static void fill_conv(const cm_layer *g, cm_lat_layer *l)
         l->stride[i] = positive(g->stride[i]);
     }
     memcpy(l->pad, g->pad, sizeof l->pad);
-    l->weights = (int64_t)l->nout * l->nin * l->kernel[0] * l->kernel[1];
+    l->groups = positive(g->groups);
+    l->weights = (int64_t)l->nout * (l->nin / l->groups) * l->kernel[0] * l->kernel[1];
 }
 
 /* A dense layer: a 1x1 convolution of a 1x1 map with every input word a channel. */
@@ -61,26 +96,39 @@ static void fill_fc(const cm_layer *g, cm_lat_layer *l)
     l->weights = (int64_t)l->nout * l->nin;
 }
 
-static void fill_map(const cm_layer *g, cm_lat_layer *l)
+/* Pooling and pointwise layers, and merges over their main operand's map. */
+static void fill_map(const cm_layer *g, cm_shape in, cm_lat_layer *l)
 {
-    l->nin = l->nout = (int)g->in_shape.c;
-    l->rows = (int)g->in_shape.h;
-    l->cols = (int)g->in_shape.w;
+    l->nin = (int)in.c;
+    l->nout = (int)g->out_shape.c;
+    l->rows = (int)in.h;
+    l->cols = (int)in.w;
     bool global = g->op == CM_OP_GLOBAL_POOL_AVG || g->op == CM_OP_GLOBAL_POOL_MAX;
+    bool windowed = l->kind == CM_LATENCY_POOL;
     for (int i = 0; i < 2; i++) {
-        l->kernel[i] = global ? (i ? l->cols : l->rows) : positive(g->kernel[i]);
-        l->stride[i] = global ? l->kernel[i] : positive(g->stride[i]);
+        l->kernel[i] = global ? (i ? l->cols : l->rows) : windowed ? positive(g->kernel[i]) : 1;
+        l->stride[i] = global ? l->kernel[i] : windowed ? positive(g->stride[i]) : 1;
     }
-    if (!global)
+    if (windowed && !global)
         memcpy(l->pad, g->pad, sizeof l->pad);
 }
 
-static cm_status fill_layer(const cm_graph *g, int gi, cm_lat_layer *l, cm_error *err)
+/* The operand that streams from the layer before (the first one otherwise). */
+static int main_operand(const net_build *b, const cm_layer *src)
 {
-    const cm_layer *src = &g->layers[gi];
+    for (int i = 0; i < src->n_inputs; i++)
+        if (source_of(b, src->inputs[i]) == b->net->n - 1)
+            return i;
+    return 0;
+}
+
+static cm_status fill_layer(net_build *b, int gi, cm_lat_layer *l, cm_error *err)
+{
+    const cm_layer *src = &b->g->layers[gi];
     memset(l, 0, sizeof *l);
     l->graph_index = gi;
-    if (!kind_of(src, &l->kind))
+    l->groups = 1;
+    if (!kind_of(src, &l->kind) || src->n_inputs < 1)
         return cm_error_set(err, CM_EINPUT,
                             "layer %s (%s): the latency-driven flow has no building block for it",
                             src->name, cm_op_name(src->op));
@@ -88,12 +136,18 @@ static cm_status fill_layer(const cm_graph *g, int gi, cm_lat_layer *l, cm_error
         return cm_error_set(err, CM_EINPUT,
                             "layer %s: grouped convolution is outside the latency-driven flow",
                             src->name);
+    const int main = b->main_at[b->net->n] = main_operand(b, src);
+    const lat_source from = source_of(b, src->inputs[main]);
+    l->starts = b->net->n > 0 && from != b->net->n - 1;
+    for (int i = 0; i < src->n_inputs; i++)
+        if (i != main)
+            l->side_words += shape_words(source_shape(b, source_of(b, src->inputs[i])));
     if (src->op == CM_OP_CONV)
         fill_conv(src, l);
     else if (src->op == CM_OP_FC)
         fill_fc(src, l);
     else
-        fill_map(src, l);
+        fill_map(src, source_shape(b, from), l);
     l->has_bias = l->kind == CM_LATENCY_CONV && src->has_bias;
     l->biases = l->has_bias ? l->nout : 0;
     l->rows_out = l->kind == CM_LATENCY_CONV && src->op == CM_OP_FC ? 1 : (int)src->out_shape.h;
@@ -102,46 +156,55 @@ static cm_status fill_layer(const cm_graph *g, int gi, cm_lat_layer *l, cm_error
     return CM_OK;
 }
 
-/* The paper's application model is a chain: each layer reads the one before it. */
-static cm_status check_chain(const cm_graph *g, cm_error *err)
+/* A layer writes its output to memory besides streaming it on when a layer further on
+ * reads it other than as the main operand of the very next one, or it is a graph
+ * output that the last layer's write does not already cover. */
+static void mark_spills(const net_build *b)
 {
-    if (g->n_inputs != 1 || g->n_outputs != 1 || g->n_layers == 0 ||
-        g->outputs[0] != g->n_layers - 1)
-        return cm_error_set(err, CM_EINPUT,
-                            "the latency-driven flow needs a chain of layers with one input "
-                            "and one output");
-    for (int i = 0; i < g->n_layers; i++) {
-        const cm_layer *l = &g->layers[i];
-        cm_source want = i == 0 ? -1 : i - 1;
-        if (l->n_inputs < 1 || l->inputs[0] != want ||
-            (l->n_inputs > 1 && l->op != CM_OP_ADD && l->op != CM_OP_MUL))
-            return cm_error_set(err, CM_EINPUT,
-                                "layer %s: the latency-driven flow needs a chain of layers "
-                                "(no branches or merges)", l->name);
+    cm_lat_net *net = b->net;
+    for (int i = 0; i < net->n; i++) {
+        const cm_layer *src = &b->g->layers[net->l[i].graph_index];
+        const int main = b->main_at[i];
+        for (int k = 0; k < src->n_inputs; k++) {
+            lat_source s = source_of(b, src->inputs[k]);
+            if (s >= 0 && (k != main || net->l[i].starts))
+                net->l[s].spills = true;
+        }
     }
-    return CM_OK;
+    for (int o = 0; o < b->g->n_outputs; o++) {
+        lat_source s = b->of_layer[b->g->outputs[o]];
+        if (s >= 0 && s != net->n - 1)
+            net->l[s].spills = true;
+    }
 }
 
-static cm_status net_alloc(cm_lat_net *net, int n, cm_error *err)
+static cm_status net_alloc(net_build *b, int n, cm_error *err)
 {
-    net->l = calloc((size_t)n, sizeof *net->l);
-    net->weight_at = calloc((size_t)n, sizeof *net->weight_at);
-    return net->l && net->weight_at ? CM_OK : cm_error_nomem(err);
+    b->net->l = calloc((size_t)n, sizeof *b->net->l);
+    b->net->weight_at = calloc((size_t)n, sizeof *b->net->weight_at);
+    b->of_layer = calloc((size_t)n, sizeof *b->of_layer);
+    b->main_at = calloc((size_t)n, sizeof *b->main_at);
+    return b->net->l && b->net->weight_at && b->of_layer && b->main_at ? CM_OK
+                                                                       : cm_error_nomem(err);
 }
 
 cm_status cm_lat_net_build(const cm_graph *g, cm_lat_net *net, cm_error *err)
 {
     memset(net, 0, sizeof *net);
-    cm_status st = check_chain(g, err);
-    if (st == CM_OK)
-        st = net_alloc(net, g->n_layers, err);
+    net_build b = {g, net, NULL, NULL};
+    cm_status st = g->n_layers > 0 ? net_alloc(&b, g->n_layers, err)
+                                   : cm_error_set(err, CM_EINPUT, "the model has no layers");
     for (int i = 0; st == CM_OK && i < g->n_layers; i++) {
-        if (is_pass_through(g->layers[i].op))
+        const cm_layer *src = &g->layers[i];
+        if (is_pass_through(src->op) && src->n_inputs >= 1) {
+            b.of_layer[i] = source_of(&b, src->inputs[0]);
             continue;
+        }
         cm_lat_layer *l = &net->l[net->n];
-        st = fill_layer(g, i, l, err);
+        st = fill_layer(&b, i, l, err);
         if (st != CM_OK)
             break;
+        b.of_layer[i] = net->n;
         if (l->kind == CM_LATENCY_CONV)
             net->weight_at[net->n_weight++] = net->n;
         net->macs += l->macs;
@@ -149,7 +212,11 @@ cm_status cm_lat_net_build(const cm_graph *g, cm_lat_net *net, cm_error *err)
     }
     if (st == CM_OK && net->n_weight == 0)
         st = cm_error_set(err, CM_EINPUT, "the model has no convolution or dense layer");
+    if (st == CM_OK)
+        mark_spills(&b);
     net->n_graph_layers = g->n_layers;
+    free(b.of_layer);
+    free(b.main_at);
     if (st != CM_OK)
         cm_lat_net_free(net);
     return st;

@@ -21,7 +21,7 @@ typedef struct layout {
 
 static const char *const kind_prefix[] = {
     [CM_LATENCY_CONV] = "conv", [CM_LATENCY_POOL] = "pool", [CM_LATENCY_RELU] = "relu",
-    [CM_LATENCY_ACCUM] = "accum",
+    [CM_LATENCY_ACCUM] = "accum", [CM_LATENCY_ELTWISE] = "eltwise",
 };
 
 /* Blocks used by some subgraph, named by kind and order. */
@@ -33,7 +33,7 @@ static cm_status export_blocks(const cm_lat_arch *a, const cm_lat_fold *f, const
     lay->first_col = malloc(((size_t)a->n_blocks + 1) * sizeof *lay->first_col);
     if (!out->blocks || !lay->block_map || !lay->first_col)
         return cm_error_nomem(err);
-    int count[4] = {0};
+    int count[CM_LAT_KINDS] = {0};
     out->n_nodes = 1;
     for (int b = 0; b < a->n_blocks; b++) {
         lay->block_map[b] = -1;

@@ -132,6 +132,7 @@ static const char *node_kind(const cm_latency_design *d, int c)
     case CM_LATENCY_POOL: return "pool";
     case CM_LATENCY_RELU: return "relu";
     case CM_LATENCY_ACCUM: return "accum";
+    case CM_LATENCY_ELTWISE: return "eltwise";
     }
     return "?";
 }

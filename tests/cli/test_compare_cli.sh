@@ -48,17 +48,22 @@ cp "$tmp/out" "$tmp/resnet8.json"
 expect 0 "nn2FPGA alone" -- optimise "$resnet8" --board zc706 --backend nn2fpga \
   --objective latency --json
 cp "$tmp/out" "$tmp/resnet8_n2.json"
-check "ResNet8: nn2FPGA maps it with its own command's figures; the latency-driven flow \
-names the branch it refuses" $py -c '
+expect 0 "the latency-driven flow alone" -- optimise "$resnet8" --board zc706 \
+  --backend fpgaconvnet --objective latency --optimiser exact --json --quiet
+cp "$tmp/out" "$tmp/resnet8_ld.json"
+check "ResNet8: nn2FPGA and the latency-driven flow (skip connections through memory) map it \
+with their own commands' figures" $py -c '
 import json, sys
 c = json.load(open(sys.argv[1]))
 n2 = json.load(open(sys.argv[2]))
 n = c["candidates"][4]
 assert n["feasible"] and n["latency_s"] == n2["latency_s"], (n, n2["latency_s"])
 assert n["resources"]["DSP"] == n2["resources"]["DSP"]
-ld = c["candidates"][3]
-assert not ld["available"] and "layer " in ld["reason"], ld
-' "$tmp/resnet8.json" "$tmp/resnet8_n2.json"
+ld, own = c["candidates"][3], json.load(open(sys.argv[3]))["latency_driven"]
+assert ld["available"] and ld["feasible"] and ld["optimal"], ld
+assert ld["latency_s"] == own["latency_s"], (ld, own)
+assert all(ld["resources"][k] == own["resources"][k] for k in ("DSP", "BRAM18", "LUT", "FF"))
+' "$tmp/resnet8.json" "$tmp/resnet8_n2.json" "$tmp/resnet8_ld.json"
 
 expect 0 "text table" -- compare "$lenet" --board zc706 --only finn,overlay
 check "text: the best row is starred and unsearched rows say so" $py -c '

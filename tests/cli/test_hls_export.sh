@@ -61,7 +61,8 @@ expect 2 "a non-empty folder without --force" -- export "$tmp/d.json" --format h
 check "the folder is untouched" test -f "$tmp/full/keep" -a "$(ls "$tmp/full")" = keep
 expect 0 "--force replaces it" -- export "$tmp/d.json" --format hls -o "$tmp/full" --force --test-vectors 1
 check "the old contents are gone" test ! -f "$tmp/full/keep" -a -f "$tmp/full/Makefile"
-expect 0 "a fpgaConvNet design" -- optimise "$model" --board "$board" --backend fpgaconvnet -o "$tmp/f.json"
+expect 0 "a fpgaConvNet design" -- optimise "$model" --board "$board" --backend fpgaconvnet \
+  --no-weights-reloading -o "$tmp/f.json"
 expect 2 "hls of a streaming design" -- export "$tmp/f.json" --format hls -o "$tmp/x"
 check "names the architecture" err_has "nn2fpga design file"
 lenet=$shared/models/lenet.onnx
