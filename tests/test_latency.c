@@ -326,6 +326,7 @@ static void test_fork_by_hand(void **state)
     cm_board b = zc706();
     cm_latency_options o;
     cm_latency_options_init(&o);
+    o.input_folding = false; /* else convA's accumulation joins the blocks */
     bool cut[1] = {false};
     int coarse[3] = {1, 1, 1}, macc[3] = {9, 1, 1};
     cm_latency_point p = {cut, coarse, macc, NULL};
@@ -344,6 +345,48 @@ static void test_fork_by_hand(void **state)
     assert_float_equal(in, 64, 1e-9);
     assert_float_equal(out, 64, 1e-9);
     cm_latency_design_free(&d);
+    cm_graph_free(g);
+}
+
+/* x 4x4x4 -> a 3x3 convolution of 4 filters in 2 groups (pad 1): each window feeds the
+ * 2 filters of its group. At N = 1, m = 3 every window passes the unit twice in 3
+ * chunks: the bank reads 16 pixels x 4 maps x 2 passes x 3 chunks x 3 words = 1152 at 3
+ * a cycle, II 384 (the window reads the padded 6x6x4 = 144); depth = window 6*4*2 +
+ * 4*3*2 = 72, + 3 chunks + 4 maps x 2 passes = 83. Each bank holds 2 filters x 4 maps x
+ * 3 chunks = 24 words, 72 over the 3 MACCs: the layer's 4 x 2 x 9 weights. At N = 2
+ * each group's two filters go at once: II 192, depth 79. N = 4 is no faster: the
+ * group has two filters. */
+static void test_grouped_by_hand(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 4, 4, 4});
+    ob_init_float(m, "W", 4, (int64_t[]){4, 2, 3, 3}, NULL);
+    Onnx__NodeProto *n = ob_node(m, "Conv", "conv", "x,W", "y");
+    ob_attr_ints(n, "kernel_shape", 2, (int64_t[]){3, 3});
+    ob_attr_ints(n, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    ob_attr_int(n, "group", 2);
+    ob_output(m, "y", 4, NULL);
+    cm_graph *g = load_model(m);
+    cm_board b = zc706();
+    cm_latency_options o;
+    cm_latency_options_init(&o);
+    bool cut[1] = {false};
+    const int units[3] = {1, 2, 4};
+    const double ii[3] = {384, 192, 192}, depth[3] = {83, 79, 79};
+    for (int k = 0; k < 3; k++) {
+        int coarse[1] = {units[k]}, macc[1] = {3};
+        cm_latency_point p = {cut, coarse, macc, NULL};
+        cm_latency_design d;
+        cm_error err = {0};
+        assert_int_equal(cm_latency_evaluate(g, &b, &o, &p, &d, &err), CM_OK);
+        assert_int_equal(d.n_subgraphs, 1);
+        assert_float_equal(d.subgraphs[0].ii_max_cycles, ii[k], 0);
+        assert_float_equal(d.subgraphs[0].depth_cycles, depth[k], 0);
+        assert_int_equal(d.subgraphs[0].weight_words, 72);
+        assert_float_equal(d.latency_s, (ii[k] + depth[k]) / CLOCK, 1e-15);
+        cm_latency_design_free(&d);
+    }
     cm_graph_free(g);
 }
 
@@ -593,6 +636,7 @@ int main(void)
         cmocka_unit_test(test_input_folding_by_hand),
         cmocka_unit_test(test_residual_by_hand),
         cmocka_unit_test(test_fork_by_hand),
+        cmocka_unit_test(test_grouped_by_hand),
         cmocka_unit_test(test_resnet8),
         cmocka_unit_test(test_table1_models),
         cmocka_unit_test(test_alexnet_case_study),

@@ -433,12 +433,9 @@ static cm_status read_blocks(lreader *r, json_t *point, const cm_lat_arch *a, in
 
 /* ---- why a point does not fit ---- */
 
-/* A conv layer's words per bank: evaluate.c's bank_words. */
 static int64_t bank_bram(const cm_lat_layer *l, int folds, int coarse, int macc, int word_bits)
 {
-    int64_t words = (int64_t)ceil((double)l->nout / coarse) * (l->nin / folds) *
-                    (int64_t)ceil((double)l->kernel[0] * l->kernel[1] / macc);
-    return cm_fcn_bram_mem(words, word_bits);
+    return cm_fcn_bram_mem(cm_lat_bank_words(l, folds, coarse, macc), word_bits);
 }
 
 static cm_status bank_too_small(lreader *r, const cm_lat_arch *a, const cm_latency_options *o,

@@ -48,14 +48,15 @@ static int conv_entries(const cm_lat_layer *l, int folds, int coarse, int macc,
                         cm_lat_entry e[2], double *depth)
 {
     const double nin = (double)(l->nin / folds), outs = (double)l->rows_out * l->cols_out;
-    const double groups = ceil_div(l->nout, coarse);
+    /* passes of each window through the units: one per N of its group's filters */
+    const double passes = ceil_div(cm_lat_group_filters(l), coarse);
     const double chunks = ceil_div((double)l->kernel[0] * l->kernel[1], macc);
     /* sliding window: map words in, windows out, one of each a cycle */
     e[0] = (cm_lat_entry){-padded_words(l, nin), -1.0, outs * nin, 1.0};
     /* bank: m-word window chunks in (broadcast to the N units), output slots out */
-    e[1] = (cm_lat_entry){-outs * nin * groups * chunks * macc, -(double)macc,
-                          outs * coarse * groups, (double)coarse};
-    *depth = window_depth(l, nin) + chunks + nin * groups;
+    e[1] = (cm_lat_entry){-outs * nin * passes * chunks * macc, -(double)macc,
+                          outs * coarse * passes * l->groups, (double)coarse};
+    *depth = window_depth(l, nin) + chunks + nin * passes;
     return 2;
 }
 
@@ -69,7 +70,9 @@ int cm_lat_step_entries(const cm_lat_layer *l, cm_latency_block_kind kind, int f
         return conv_entries(l, folds, coarse, macc, e, depth);
     case CM_LATENCY_POOL:
         e[0] = (cm_lat_entry){-padded_words(l, l->nin), -c, out, c};
-        *depth = window_depth(l, ceil_div(l->nin, c));
+        /* a global pooling's first output waits for the whole map */
+        *depth = l->global ? (double)l->rows * l->cols * ceil_div(l->nin, c)
+                           : window_depth(l, ceil_div(l->nin, c));
         return 1;
     case CM_LATENCY_RELU:
     case CM_LATENCY_ELTWISE:
@@ -109,16 +112,18 @@ void cm_lat_sub_io(const cm_lat_net *net, const cm_lat_sub *s, double *in_words,
 
 /* ---- input feature-map folding and the schedule ---- */
 
-static int64_t bank_words(const cm_lat_layer *l, int folds, int coarse, int macc)
+/* Each unit holds, per filter it takes (one of every N of each group's), the window
+ * chunks of the filter's input maps: of the G groups' nin / G maps, nin in all. */
+int64_t cm_lat_bank_words(const cm_lat_layer *l, int folds, int coarse, int macc)
 {
-    return (int64_t)ceil_div(l->nout, coarse) * (l->nin / folds) *
+    return (int64_t)ceil_div(cm_lat_group_filters(l), coarse) * (l->nin / folds) *
            (int64_t)ceil_div((double)l->kernel[0] * l->kernel[1], macc);
 }
 
 static bool bank_fits(const cm_lat_machine *m, const cm_lat_fold *f, const cm_lat_step *s,
                       const cm_lat_layer *l, int folds)
 {
-    int64_t words = bank_words(l, folds, f->coarse[s->block], f->macc[s->block]);
+    int64_t words = cm_lat_bank_words(l, folds, f->coarse[s->block], f->macc[s->block]);
     return cm_fcn_bram_mem(words, m->word_bits) <= f->bank[s->block];
 }
 
@@ -130,7 +135,7 @@ int cm_lat_full_bank(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat
             const cm_lat_step *s = &a->groups[gi].steps[k];
             if (s->block != b)
                 continue;
-            int64_t bram = cm_fcn_bram_mem(bank_words(&a->net->l[s->layer], 1, f->coarse[b], f->macc[b]),
+            int64_t bram = cm_fcn_bram_mem(cm_lat_bank_words(&a->net->l[s->layer], 1, f->coarse[b], f->macc[b]),
                                            m->word_bits);
             if (bram > need)
                 need = bram;

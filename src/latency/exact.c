@@ -244,12 +244,12 @@ static double space_bound(const exact *x)
     double best = 0.0;
     for (int w = 0; w < x->net->n_weight; w++) {
         const cm_lat_layer *l = &x->net->l[x->net->weight_at[w]];
-        const double kk = (double)l->kernel[0] * l->kernel[1];
+        const double kk = (double)l->kernel[0] * l->kernel[1], fpg = cm_lat_group_filters(l);
         double least = INFINITY;
         for (int m = 1; m <= kk; m++) {
-            double N = fmin((double)l->nout, floor((double)x->m->avail.dsp / m));
+            double N = fmin(fpg, floor((double)x->m->avail.dsp / m));
             if (N >= 1)
-                least = fmin(least, ceil(l->nout / N) * ceil(kk / m));
+                least = fmin(least, ceil(fpg / N) * ceil(kk / m));
         }
         double cycles = (double)l->rows_out * l->cols_out * l->nin * least * x->m->batch;
         best = fmax(best, cycles / x->m->clock_hz);

@@ -94,9 +94,7 @@ static void step_value(const cm_lx_cut *x, const cm_lx_step *s, int N, int m, in
 /* BRAM18 per bank that holds the step's weights split f_in ways. */
 static int64_t bank_need(const cm_lx_cut *x, int layer, int fin, int N, int m)
 {
-    const cm_lat_layer *l = &x->net->l[layer];
-    int64_t words = (int64_t)((l->nout + N - 1) / N) * (l->nin / fin) *
-                    ((l->kernel[0] * l->kernel[1] + m - 1) / m);
+    int64_t words = cm_lat_bank_words(&x->net->l[layer], fin, N, m);
     int64_t need = cm_fcn_bram_mem(words, x->mach->word_bits);
     return need > 1 ? need : 1;
 }
@@ -173,7 +171,7 @@ static int list_points(cm_lx_cut *x, cm_lx_step *s, const cm_resources *base, po
     for (int mi = 0; mi < k->n_mbp; mi++)
         for (int ni = 0; ni < k->n_nbp; ni++) {
             int N = k->nbp[ni], m = k->mbp[mi];
-            if (!own_breakpoint(l->nout, N) || !own_breakpoint(l->kernel[0] * l->kernel[1], m))
+            if (!own_breakpoint(cm_lat_group_filters(l), N) || !own_breakpoint(l->kernel[0] * l->kernel[1], m))
                 continue;
             for (int fi = 0; fi < s->n_fins; fi++) {
                 cm_resources r = with_banks(base[mi * k->n_nbp + ni], N, m,
@@ -671,7 +669,7 @@ static cm_status block_setup(cm_lx_cut *x, cm_lx_block *k, cm_error *err)
     for (int j = 0; st == CM_OK && j < k->n_steps; j++) {
         const cm_lx_step *s = &x->steps[k->steps[j]];
         const cm_lat_layer *l = &x->net->l[s->layer];
-        nv[n] = l->nout;
+        nv[n] = cm_lat_group_filters(l);
         kv[n++] = l->kernel[0] * l->kernel[1];
         cm_lat_size_add(&k->z, l, l->nin / s->fins[s->n_fins - 1]);
     }

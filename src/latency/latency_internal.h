@@ -23,6 +23,7 @@ typedef struct cm_lat_layer {
     int rows, cols, rows_out, cols_out;
     int kernel[2], stride[2], pad[4];
     int groups;               /* a grouped convolution's groups (1 otherwise) */
+    bool global;              /* a global pooling: a sum per channel, no window */
     bool has_bias;
     int64_t weights, biases;  /* words */
     uint64_t macs;
@@ -47,6 +48,18 @@ typedef struct cm_lat_net {
 } cm_lat_net;
 
 cm_status cm_lat_net_build(const cm_graph *g, cm_lat_net *net, cm_error *err);
+
+/* The filters that share an input window: a group's (all of them when not grouped). A
+ * conv block's N units take N of them at a time; in a grouped convolution the units
+ * beyond a group's filters have no window to work on. */
+static inline int cm_lat_group_filters(const cm_lat_layer *l)
+{
+    return l->groups > 1 ? l->nout / l->groups : l->nout;
+}
+
+/* Words of one MACC unit's bank for a conv layer folded `folds` ways over its input
+ * maps on N = coarse units of m = macc MACCs. */
+int64_t cm_lat_bank_words(const cm_lat_layer *l, int folds, int coarse, int macc);
 void cm_lat_net_free(cm_lat_net *net);
 
 /* One scheduled step: a layer (or one pass of a folded layer) on a block. */

@@ -103,13 +103,15 @@ static void fill_map(const cm_layer *g, cm_shape in, cm_lat_layer *l)
     l->nout = (int)g->out_shape.c;
     l->rows = (int)in.h;
     l->cols = (int)in.w;
-    bool global = g->op == CM_OP_GLOBAL_POOL_AVG || g->op == CM_OP_GLOBAL_POOL_MAX;
-    bool windowed = l->kind == CM_LATENCY_POOL;
+    /* a global pooling keeps one sum per channel: it needs no line buffer (a window the
+     * size of the map would hold all but a row of it, 111 rows of EfficientNet's 112) */
+    l->global = g->op == CM_OP_GLOBAL_POOL_AVG || g->op == CM_OP_GLOBAL_POOL_MAX;
+    bool windowed = l->kind == CM_LATENCY_POOL && !l->global;
     for (int i = 0; i < 2; i++) {
-        l->kernel[i] = global ? (i ? l->cols : l->rows) : windowed ? positive(g->kernel[i]) : 1;
-        l->stride[i] = global ? l->kernel[i] : windowed ? positive(g->stride[i]) : 1;
+        l->kernel[i] = windowed ? positive(g->kernel[i]) : 1;
+        l->stride[i] = windowed ? positive(g->stride[i]) : 1;
     }
-    if (windowed && !global)
+    if (windowed)
         memcpy(l->pad, g->pad, sizeof l->pad);
 }
 
@@ -132,10 +134,6 @@ static cm_status fill_layer(net_build *b, int gi, cm_lat_layer *l, cm_error *err
         return cm_error_set(err, CM_EINPUT,
                             "layer %s (%s): the latency-driven flow has no building block for it",
                             src->name, cm_op_name(src->op));
-    if (src->op == CM_OP_CONV && src->groups > 1)
-        return cm_error_set(err, CM_EINPUT,
-                            "layer %s: grouped convolution is outside the latency-driven flow",
-                            src->name);
     const int main = b->main_at[b->net->n] = main_operand(b, src);
     const lat_source from = source_of(b, src->inputs[main]);
     l->starts = b->net->n > 0 && from != b->net->n - 1;

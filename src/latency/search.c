@@ -149,7 +149,7 @@ static cm_status block_breakpoints(const trial *t, int b, int what, int **out, i
             const cm_lat_step *x = &t->a.groups[gi].steps[k];
             const cm_lat_layer *l = &t->a.net->l[x->layer];
             if (x->block == b)
-                v[n++] = what ? l->kernel[0] * l->kernel[1] : l->nout;
+                v[n++] = what ? l->kernel[0] * l->kernel[1] : cm_lat_group_filters(l);
         }
     cm_status st = cm_lat_breakpoints(v, n, out, count, err);
     free(v);
