@@ -6,9 +6,11 @@
 # a hand edit that breaks a constraint is exit 3 naming the block, a malformed one exit
 # 2; export writes report-md and fpgaconvnet and refuses the other formats (exit 2);
 # no failure leaves an output file.
-# usage: test_latency_design_cli.sh CNNMAP MODELS_DIR
+# A residual network (ResNet-8 on a ZedBoard, where no partitioned design fits) takes
+# the same round trip, simulates at its modelled latency and exports its Eltwise block.
+# usage: test_latency_design_cli.sh CNNMAP MODELS_DIR SHARED_DIR
 set -u
-cnnmap=$1 models=$2/zoo
+cnnmap=$1 models=$2/zoo shared=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -59,6 +61,29 @@ for m in cifar10_quick alexnet_fe; do
   grep -v '^optimiser\|^search' "$tmp/out" >"$tmp/evaluate.txt"
   check "$m: evaluate prints the same tables" cmp -s "$tmp/evaluate.txt" "$tmp/optimise.txt"
 done
+
+# ---- a residual network: skip connections through memory, merges on an Eltwise block ----
+resnet8=$shared/models/resnet8_a8w8b16.onnx
+need_shared "$resnet8"
+r=$tmp/resnet8.json
+expect 0 "resnet8: optimise -o --json" -- optimise "$resnet8" --board zedboard --json -o "$r"
+cp "$tmp/out" "$tmp/optimise.json"
+check "resnet8: the latency-driven design chosen" grep -q '"chosen": "latency_driven"' "$tmp/optimise.json"
+expect 0 "resnet8: evaluate --json" -- evaluate "$r" --json
+check "resnet8: evaluate --json prints what optimise printed" same "$tmp/out" "$tmp/optimise.json"
+expect 0 "resnet8: simulate --json" -- simulate "$r" --json --quiet
+check "resnet8: simulated within 0.5% of the model, no deadlock" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["architecture"] == "latency_driven" and not d["deadlock"], d["deadlock"]
+assert abs(d["difference"]["latency"]) < 0.005, d["difference"]
+' "$tmp/out"
+expect 0 "resnet8: export fpgaconvnet" -- export "$r" --format fpgaconvnet -o "$tmp/r8.json"
+check "resnet8: the reference architecture has an ELTWISE block" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert any(b["type"] == "ELTWISE" for b in d["reference"]), [b["type"] for b in d["reference"]]
+' "$tmp/r8.json"
 
 # The partitioned design chosen (TFC: 0.0031 ms against 0.0141 ms): its streaming design
 # file records the latency-driven alternative, and evaluate prints the same comparison.

@@ -41,7 +41,7 @@ add_test(NAME cli_compare
 # Latency-driven fpgaConvNet design files: optimise -o, evaluate, export, hand edits.
 add_test(NAME cli_latency_design
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_latency_design_cli.sh $<TARGET_FILE:cnnmap_cli>
-          ${CM_TEST_MODELS_DIR})
+          ${CM_TEST_MODELS_DIR} ${CM_SHARED_DIR})
 # DYNAMAP overlay design files: overlay -o, evaluate, export, hand edits.
 add_test(NAME cli_overlay_design
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_overlay_design_cli.sh $<TARGET_FILE:cnnmap_cli>
