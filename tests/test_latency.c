@@ -305,6 +305,56 @@ static void test_residual_by_hand(void **state)
     cm_graph_free(g);
 }
 
+/* ResNet's downsampling block as torchvision writes it: x 2x4x4 -> convA -> reluA,
+ * then the block's first convolution c3 (of reluA), the shortcut c4 (of reluA), r3 =
+ * relu(c3), c5 (of r3), add(c5, c4); every conv 2 filters, 3x3, pad 1. In the graph's
+ * order c4 and r3 would each begin a subgraph (neither reads the layer before it); the
+ * net takes c3, r3, c5 first, then the shortcut c4, which alone begins one, and the add
+ * reads c4 as it streams. With no cuts: [convA, reluA, c3, r3, c5] reads x (32) and
+ * writes c5 and reluA's output (which c4 reads): 64; [c4, add] reads reluA's output
+ * and c5's (64) and writes y (32). */
+static void test_shortcut_order(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 4, 4});
+    conv(m, "convA", "x", "a", 2, 2, 1);
+    ob_node(m, "Relu", "reluA", "a", "ra");
+    conv(m, "c3", "ra", "b3", 2, 2, 1);
+    conv(m, "c4", "ra", "b4", 2, 2, 1);
+    ob_node(m, "Relu", "r3", "b3", "rb3");
+    conv(m, "c5", "rb3", "b5", 2, 2, 1);
+    ob_node(m, "Add", "add", "b5,b4", "y");
+    ob_output(m, "y", 4, NULL);
+    cm_graph *g = load_model(m);
+    cm_board b = zc706();
+    cm_latency_options o;
+    cm_latency_options_init(&o);
+    o.input_folding = false;
+    bool cut[4] = {false, false, false, false};
+    int coarse[8] = {1, 1, 1, 1, 1, 1, 1, 1}, macc[8] = {9, 1, 9, 1, 9, 1, 1, 1};
+    cm_latency_point p = {cut, coarse, macc, NULL};
+    cm_latency_design d;
+    cm_error err = {0};
+    assert_int_equal(cm_latency_evaluate(g, &b, &o, &p, &d, &err), CM_OK);
+    assert_int_equal(d.n_subgraphs, 2);
+    const int want[2][5] = {{0, 1, 2, 4, 5}, {3, 6}}; /* graph layers, in the net's order */
+    assert_int_equal(d.subgraphs[0].n_layers, 5);
+    assert_int_equal(d.subgraphs[1].n_layers, 2);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < d.subgraphs[k].n_layers; i++)
+            assert_int_equal(d.subgraphs[k].layers[i], want[k][i]);
+    double in, out;
+    memory_words(&d, 0, &in, &out);
+    assert_float_equal(in, 32, 1e-9);
+    assert_float_equal(out, 64, 1e-9);
+    memory_words(&d, 1, &in, &out);
+    assert_float_equal(in, 64, 1e-9);
+    assert_float_equal(out, 32, 1e-9);
+    cm_latency_design_free(&d);
+    cm_graph_free(g);
+}
+
 /* An inception-like fork: convA(x) and maxpool(x) concatenated, x 2x4x4, the pool 3x3
  * stride 1 pad 1. The pool's operand is x, not convA's output, so the pool begins a
  * subgraph (no cut vector can join them): [convA] reads x and writes its output (32,
@@ -636,6 +686,7 @@ int main(void)
         cmocka_unit_test(test_input_folding_by_hand),
         cmocka_unit_test(test_residual_by_hand),
         cmocka_unit_test(test_fork_by_hand),
+        cmocka_unit_test(test_shortcut_order),
         cmocka_unit_test(test_grouped_by_hand),
         cmocka_unit_test(test_resnet8),
         cmocka_unit_test(test_table1_models),

@@ -77,7 +77,11 @@ typedef struct cm_latency_block {
  * (row-major, n_arcs x n_nodes of the design). The memory node's two entries share one
  * port, so its interval is their sum; every other node's is its largest entry. */
 typedef struct cm_latency_subgraph {
-    int first_layer, last_layer; /* graph layers it executes */
+    int first_layer, last_layer; /* the first and last graph layers it executes */
+    int n_layers;
+    int *layers;                /* the graph layers it executes, in order (hardware layers
+                                 * only: not the flatten, reshape or softmax between them);
+                                 * not a range of the graph's order once branches interleave */
     int fold, folds;            /* pass `fold` of `folds` (f_in); fold == folds: accumulation */
     int64_t weight_words;       /* weights (and biases) loaded before it runs */
     uint64_t macs;
@@ -168,6 +172,8 @@ void cm_latency_choose(const struct cm_design *partitioned, const struct cm_desi
 void cm_latency_choice_free(cm_latency_choice *c);
 
 const char *cm_latency_block_kind_name(cm_latency_block_kind k); /* "Convolution", ... */
+/* Whether subgraph s executes graph layer `layer`. */
+bool cm_latency_subgraph_runs(const cm_latency_subgraph *s, int layer);
 
 /* A subgraph's input-folding pass for reports: "-" (not folded), "2/4" (pass 2 of 4) or
  * "accumulation" (the final sum of the passes). */

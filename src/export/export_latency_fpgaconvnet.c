@@ -49,8 +49,8 @@ static json_t *subgraph_json(const cm_latency_file *f, int i)
 {
     const cm_latency_subgraph *s = &f->design.subgraphs[i];
     json_t *layers = json_array();
-    for (int l = s->first_layer; layers && l <= s->last_layer; l++)
-        if (json_array_append_new(layers, json_string(f->graph->layers[l].name)) != 0) {
+    for (int k = 0; layers && k < s->n_layers; k++)
+        if (json_array_append_new(layers, json_string(f->graph->layers[s->layers[k]].name)) != 0) {
             json_decref(layers);
             layers = NULL;
         }

@@ -114,7 +114,7 @@ static void graph(rh_report *r, const cm_latency_file *f)
         int group = -1;
         double cycles = 0;
         for (int s = 0; s < d->n_subgraphs; s++)
-            if (d->subgraphs[s].first_layer <= i && i <= d->subgraphs[s].last_layer) {
+            if (cm_latency_subgraph_runs(&d->subgraphs[s], i)) {
                 group = group < 0 ? s : group;
                 cycles += d->subgraphs[s].exec_s * d->clock_mhz * 1e6;
             }

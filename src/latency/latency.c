@@ -19,6 +19,14 @@ void cm_latency_options_init(cm_latency_options *o)
     o->exact_gap = 0.01;
 }
 
+bool cm_latency_subgraph_runs(const cm_latency_subgraph *s, int layer)
+{
+    for (int k = 0; k < s->n_layers; k++)
+        if (s->layers[k] == layer)
+            return true;
+    return false;
+}
+
 const char *cm_latency_block_kind_name(cm_latency_block_kind k)
 {
     static const char *const names[] = {
@@ -165,6 +173,7 @@ void cm_latency_design_free(cm_latency_design *d)
 {
     for (int i = 0; d->subgraphs && i < d->n_subgraphs; i++) {
         free(d->subgraphs[i].column);
+        free(d->subgraphs[i].layers);
         free(d->subgraphs[i].shift);
         free(d->subgraphs[i].workload);
         free(d->subgraphs[i].ii);

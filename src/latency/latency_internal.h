@@ -44,6 +44,7 @@ typedef struct cm_lat_net {
     int n_weight;
     int *weight_at;   /* net index of each weight layer */
     int n_graph_layers;
+    int *at_graph;    /* per graph layer: its net index, -1 for a layer without hardware */
     uint64_t macs;
 } cm_lat_net;
 

@@ -176,23 +176,86 @@ static void mark_spills(const net_build *b)
     }
 }
 
+/* The order the net takes the graph's layers in: topological, and after each layer one
+ * of its consumers whenever one is ready (the lowest graph index first), so a layer
+ * reads its main operand from the layer before it as often as the graph allows. The
+ * graph's own order puts ResNet's downsampling shortcut between the block's two
+ * convolutions, which would begin a subgraph at the shortcut and another after it;
+ * this order begins one, at the shortcut. */
+static cm_status stream_order(const cm_graph *g, int *order, cm_error *err)
+{
+    const int n = g->n_layers;
+    int edges = 0;
+    for (int i = 0; i < n; i++)
+        edges += g->layers[i].n_inputs;
+    int *pending = calloc((size_t)n, sizeof *pending), *first = calloc((size_t)n + 1, sizeof *first);
+    int *to = malloc(((size_t)edges + 1) * sizeof *to), *fill = calloc((size_t)n, sizeof *fill);
+    bool *done = calloc((size_t)n, sizeof *done);
+    cm_status st = pending && first && to && fill && done ? CM_OK : cm_error_nomem(err);
+    /* consumers of layer p: to[first[p] .. first[p + 1]) */
+    for (int i = 0; st == CM_OK && i < n; i++)
+        for (int k = 0; k < g->layers[i].n_inputs; k++)
+            if (!CM_SOURCE_IS_INPUT(g->layers[i].inputs[k])) {
+                first[g->layers[i].inputs[k] + 1]++;
+                pending[i]++;
+            }
+    for (int p = 0; st == CM_OK && p < n; p++)
+        first[p + 1] += first[p];
+    for (int i = 0; st == CM_OK && i < n; i++)
+        for (int k = 0; k < g->layers[i].n_inputs; k++) {
+            cm_source s = g->layers[i].inputs[k];
+            if (!CM_SOURCE_IS_INPUT(s))
+                to[first[s] + fill[s]++] = i;
+        }
+    int lowest = 0, last = -1;
+    for (int k = 0; st == CM_OK && k < n; k++) {
+        int next = -1;
+        for (int e = last >= 0 ? first[last] : 0; last >= 0 && e < first[last + 1]; e++)
+            if (!done[to[e]] && pending[to[e]] == 0 && (next < 0 || to[e] < next))
+                next = to[e];
+        while (done[lowest])
+            lowest++;
+        if (next < 0)
+            next = lowest; /* in topological order, the lowest left is always ready */
+        order[k] = last = next;
+        done[next] = true;
+        for (int e = first[next]; e < first[next + 1]; e++)
+            pending[to[e]]--;
+    }
+    free(pending);
+    free(first);
+    free(to);
+    free(fill);
+    free(done);
+    return st;
+}
+
 static cm_status net_alloc(net_build *b, int n, cm_error *err)
 {
     b->net->l = calloc((size_t)n, sizeof *b->net->l);
     b->net->weight_at = calloc((size_t)n, sizeof *b->net->weight_at);
     b->of_layer = calloc((size_t)n, sizeof *b->of_layer);
     b->main_at = calloc((size_t)n, sizeof *b->main_at);
-    return b->net->l && b->net->weight_at && b->of_layer && b->main_at ? CM_OK
-                                                                       : cm_error_nomem(err);
+    b->net->at_graph = malloc((size_t)n * sizeof *b->net->at_graph);
+    if (!b->net->l || !b->net->weight_at || !b->of_layer || !b->main_at || !b->net->at_graph)
+        return cm_error_nomem(err);
+    for (int i = 0; i < n; i++)
+        b->net->at_graph[i] = -1;
+    return CM_OK;
 }
 
 cm_status cm_lat_net_build(const cm_graph *g, cm_lat_net *net, cm_error *err)
 {
     memset(net, 0, sizeof *net);
     net_build b = {g, net, NULL, NULL};
+    int *order = NULL;
     cm_status st = g->n_layers > 0 ? net_alloc(&b, g->n_layers, err)
                                    : cm_error_set(err, CM_EINPUT, "the model has no layers");
-    for (int i = 0; st == CM_OK && i < g->n_layers; i++) {
+    if (st == CM_OK)
+        st = (order = malloc((size_t)g->n_layers * sizeof *order)) ? stream_order(g, order, err)
+                                                                  : cm_error_nomem(err);
+    for (int k = 0; st == CM_OK && k < g->n_layers; k++) {
+        const int i = order[k];
         const cm_layer *src = &g->layers[i];
         if (is_pass_through(src->op) && src->n_inputs >= 1) {
             b.of_layer[i] = source_of(&b, src->inputs[0]);
@@ -202,7 +265,7 @@ cm_status cm_lat_net_build(const cm_graph *g, cm_lat_net *net, cm_error *err)
         st = fill_layer(&b, i, l, err);
         if (st != CM_OK)
             break;
-        b.of_layer[i] = net->n;
+        b.of_layer[i] = net->at_graph[i] = net->n;
         if (l->kind == CM_LATENCY_CONV)
             net->weight_at[net->n_weight++] = net->n;
         net->macs += l->macs;
@@ -213,6 +276,7 @@ cm_status cm_lat_net_build(const cm_graph *g, cm_lat_net *net, cm_error *err)
     if (st == CM_OK)
         mark_spills(&b);
     net->n_graph_layers = g->n_layers;
+    free(order);
     free(b.of_layer);
     free(b.main_at);
     if (st != CM_OK)
@@ -224,5 +288,6 @@ void cm_lat_net_free(cm_lat_net *net)
 {
     free(net->l);
     free(net->weight_at);
+    free(net->at_graph);
     memset(net, 0, sizeof *net);
 }

@@ -107,7 +107,9 @@ static cm_status alloc_sub(const cm_latency_design *out, cm_latency_subgraph *s,
     s->ii = calloc(cells, sizeof *s->ii);
     s->column = calloc((size_t)columns, sizeof *s->column);
     s->shift = calloc((size_t)columns, sizeof *s->shift);
-    return s->workload && s->ii && s->column && s->shift ? CM_OK : cm_error_nomem(err);
+    s->layers = calloc((size_t)columns, sizeof *s->layers);
+    return s->workload && s->ii && s->column && s->shift && s->layers ? CM_OK
+                                                                      : cm_error_nomem(err);
 }
 
 static void add_column(cm_latency_subgraph *s, int c)
@@ -145,6 +147,7 @@ static cm_status export_sub(const cm_lat_arch *a, const cm_lat_machine *m, const
         }
         if (x->kind == CM_LATENCY_CONV)
             s->macs += l->macs / (uint64_t)src->folds;
+        s->layers[s->n_layers++] = l->graph_index;
     }
     s->first_layer = a->net->l[src->steps[0].layer].graph_index;
     s->last_layer = a->net->l[src->steps[src->n_steps - 1].layer].graph_index;

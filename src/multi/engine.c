@@ -56,8 +56,10 @@ static cm_status add_name(char **names, int *n, const char *name, cm_error *err)
     return CM_OK;
 }
 
-/* A subgraph that starts at another layer than the one before it starts a group, so
- * the network is cut there (the passes of a folded layer share its first layer). */
+/* A subgraph that starts at another weight layer than the one before it starts a
+ * group, so the network is cut there (the passes of a folded layer share its first
+ * layer). A subgraph that starts elsewhere reads a branch's operand from memory: the
+ * flow starts it whatever the cuts say. */
 static cm_status record_cuts(const cm_graph *g, const cm_latency_design *ld, cm_multi_point *p,
                              cm_error *err)
 {
@@ -66,7 +68,9 @@ static cm_status record_cuts(const cm_graph *g, const cm_latency_design *ld, cm_
         return cm_error_nomem(err);
     cm_status st = CM_OK;
     for (int i = 1; st == CM_OK && i < ld->n_subgraphs; i++)
-        if (ld->subgraphs[i].first_layer != ld->subgraphs[i - 1].first_layer)
+        if (ld->subgraphs[i].first_layer != ld->subgraphs[i - 1].first_layer &&
+            (g->layers[ld->subgraphs[i].first_layer].op == CM_OP_CONV ||
+             g->layers[ld->subgraphs[i].first_layer].op == CM_OP_FC))
             st = add_name(p->cuts, &p->n_cuts, g->layers[ld->subgraphs[i].first_layer].name, err);
     return st;
 }

@@ -159,10 +159,12 @@ static cm_status step_depths(const cm_latency_file *f, const cm_lat_net *net, in
     const cm_latency_subgraph *s = &d->subgraphs[si];
     int k = 1, step = 0; /* nodes[0] is the memory read */
     double total = 0.0;
-    for (int i = 0; i < net->n; i++) {
-        const cm_lat_layer *l = &net->l[i];
-        if (l->graph_index < s->first_layer || l->graph_index > s->last_layer)
-            continue;
+    for (int i = 0; i < s->n_layers; i++) {
+        const int at = s->layers[i] >= 0 && s->layers[i] < net->n_graph_layers
+                           ? net->at_graph[s->layers[i]] : -1;
+        if (at < 0)
+            break; /* reported below: the columns are not matched */
+        const cm_lat_layer *l = &net->l[at];
         cm_latency_block_kind kind = step == 0 && s->folds > 1 && s->fold == s->folds
                                          ? CM_LATENCY_ACCUM : l->kind;
         if (k >= n_nodes - 1)
