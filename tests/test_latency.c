@@ -440,6 +440,52 @@ static void test_grouped_by_hand(void **state)
     cm_graph_free(g);
 }
 
+/* x 32x2x2 -> a 3x3 convolution (pad 1) of 64 filters in 2 groups, on N = 1 unit of
+ * m = 9 MACCs with banks of one BRAM18 (512 16-bit words in fpgaConvNet's memory
+ * model). Unfolded the bank needs 32 filters x 32 maps = 1,024 words, so f_in = 2:
+ * each pass takes one whole group, 16 maps in (2x2x16 = 64 words) and its 32 filters'
+ * outputs out (128 words, a slice of the layer's, not a partial sum); the bank's II is
+ * 4 pixels x 16 maps x 32 passes = 2,048. The accumulation gathers the two slices:
+ * 256 words in, 256 out. */
+static void test_grouped_folding(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 32, 2, 2});
+    ob_init_float(m, "W", 4, (int64_t[]){64, 16, 3, 3}, NULL);
+    Onnx__NodeProto *n = ob_node(m, "Conv", "conv", "x,W", "y");
+    ob_attr_ints(n, "kernel_shape", 2, (int64_t[]){3, 3});
+    ob_attr_ints(n, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    ob_attr_int(n, "group", 2);
+    ob_output(m, "y", 4, NULL);
+    cm_graph *g = load_model(m);
+    cm_board b = zc706();
+    cm_latency_options o;
+    cm_latency_options_init(&o);
+    bool cut[1] = {false};
+    int coarse[2] = {1, 1}, macc[2] = {9, 1}, bank[2] = {1, 1};
+    cm_latency_point p = {cut, coarse, macc, bank};
+    cm_latency_design d;
+    cm_error err = {0};
+    assert_int_equal(cm_latency_evaluate(g, &b, &o, &p, &d, &err), CM_OK);
+    assert_true(d.feasible);
+    assert_int_equal(d.fin[0], 2);
+    assert_int_equal(d.n_subgraphs, 3);
+    double in, out;
+    for (int k = 0; k < 2; k++) {
+        memory_words(&d, k, &in, &out);
+        assert_float_equal(in, 64, 1e-9);
+        assert_float_equal(out, 128, 1e-9);
+        assert_float_equal(d.subgraphs[k].ii_max_cycles, 2048, 0);
+        assert_int_equal(d.subgraphs[k].weight_words, 64 * 16 * 9 / 2);
+    }
+    memory_words(&d, 2, &in, &out);
+    assert_float_equal(in, 256, 1e-9);
+    assert_float_equal(out, 256, 1e-9);
+    cm_latency_design_free(&d);
+    cm_graph_free(g);
+}
+
 /* ResNet-8: the flow maps it, with an element-wise block for the skip connections,
  * and within the ZC706. */
 static void test_resnet8(void **state)
@@ -688,6 +734,7 @@ int main(void)
         cmocka_unit_test(test_fork_by_hand),
         cmocka_unit_test(test_shortcut_order),
         cmocka_unit_test(test_grouped_by_hand),
+        cmocka_unit_test(test_grouped_folding),
         cmocka_unit_test(test_resnet8),
         cmocka_unit_test(test_table1_models),
         cmocka_unit_test(test_alexnet_case_study),

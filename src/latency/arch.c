@@ -85,9 +85,8 @@ static cm_status group_steps(const cm_lat_net *net, cm_lat_group *g, bool input_
     int weights = 0;
     for (int i = g->first; i < g->end; i++)
         weights += net->l[i].kind == CM_LATENCY_CONV;
-    /* a grouped convolution's groups already split its input maps */
     g->foldable = input_folding && weights == 1 && net->l[g->first].kind == CM_LATENCY_CONV &&
-                  net->l[g->first].nin > 1 && net->l[g->first].groups == 1;
+                  net->l[g->first].nin > 1;
     g->n_steps = g->end - g->first;
     g->n_acc_steps = g->foldable ? g->n_steps : 0;
     g->steps = calloc((size_t)g->n_steps, sizeof *g->steps);

@@ -54,8 +54,9 @@ static int conv_entries(const cm_lat_layer *l, int folds, int coarse, int macc,
     /* sliding window: map words in, windows out, one of each a cycle */
     e[0] = (cm_lat_entry){-padded_words(l, nin), -1.0, outs * nin, 1.0};
     /* bank: m-word window chunks in (broadcast to the N units), output slots out */
+    const double groups = l->groups > 1 ? l->groups / folds : 1; /* a pass's whole groups */
     e[1] = (cm_lat_entry){-outs * nin * passes * chunks * macc, -(double)macc,
-                          outs * coarse * passes * l->groups, (double)coarse};
+                          outs * coarse * passes * groups, (double)coarse};
     *depth = window_depth(l, nin) + chunks + nin * passes;
     return 2;
 }
@@ -81,8 +82,9 @@ int cm_lat_step_entries(const cm_lat_layer *l, cm_latency_block_kind kind, int f
         e[0] = (cm_lat_entry){-(double)l->rows * l->cols * l->nin, -c, out, c};
         return 1;
     case CM_LATENCY_ACCUM:
-        /* the f_in partial maps of the folded layer, summed into its output */
-        e[0] = (cm_lat_entry){-out * folds, -c, out, c};
+        /* the f_in partial maps of the folded layer, summed into its output (a grouped
+         * layer's passes give slices of it: gathered, not summed) */
+        e[0] = (cm_lat_entry){-out * (l->groups > 1 ? 1 : folds), -c, out, c};
         return 1;
     }
     return 0;
@@ -94,11 +96,12 @@ void cm_lat_sub_io(const cm_lat_net *net, const cm_lat_sub *s, double *in_words,
     const cm_lat_step *first = &s->steps[0], *last = &s->steps[s->n_steps - 1];
     const cm_lat_layer *f = &net->l[first->layer], *l = &net->l[last->layer];
     const double f_out = (double)f->nout * f->rows_out * f->cols_out;
+    const bool pass = first->kind == CM_LATENCY_CONV && s->folds > 1;
     if (first->kind == CM_LATENCY_ACCUM)
-        *in_words = f_out * s->folds;
+        *in_words = f_out * (f->groups > 1 ? 1 : s->folds);
     else
-        *in_words = (double)f->rows * f->cols * (f->nin / (first->kind == CM_LATENCY_CONV ? s->folds : 1));
-    *out_words = (double)l->nout * l->rows_out * l->cols_out;
+        *in_words = (double)f->rows * f->cols * (f->nin / (pass ? s->folds : 1));
+    *out_words = (double)l->nout * l->rows_out * l->cols_out / (pass && l->groups > 1 ? s->folds : 1);
     /* merges' operands from memory, and outputs that skip connections read later */
     for (int k = 0; k < s->n_steps; k++) {
         const cm_lat_layer *x = &net->l[s->steps[k].layer];
@@ -150,7 +153,7 @@ static int choose_fin(const cm_lat_arch *a, const cm_lat_machine *m, const cm_la
     const cm_lat_layer *l = &a->net->l[g->steps[0].layer];
     int last = 1;
     for (int d = 1; d <= l->nin && d <= CM_LAT_MAX_FIN; d++) {
-        if (l->nin % d)
+        if (!cm_lat_fin_ok(l, d))
             continue;
         last = d;
         if (bank_fits(m, f, &g->steps[0], l, d))

@@ -603,7 +603,7 @@ static void step_fins(const cm_lx_cut *x, cm_lx_step *s, bool foldable)
     const cm_lat_layer *l = &x->net->l[s->layer];
     s->n_fins = 0;
     for (int d = 1; d <= l->nin && d <= CM_LAT_MAX_FIN; d++)
-        if (l->nin % d == 0 && (foldable || d == 1))
+        if (cm_lat_fin_ok(l, d) && (foldable || d == 1))
             s->fins[s->n_fins++] = d;
 }
 

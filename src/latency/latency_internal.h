@@ -101,8 +101,17 @@ void cm_lat_arch_free(cm_lat_arch *a);
  * *out is malloc'd. */
 cm_status cm_lat_breakpoints(const int *values, int n, int **out, int *count, cm_error *err);
 
-/* The largest input feature-map folding tried (f_in is a divisor of N_in up to it). */
-#define CM_LAT_MAX_FIN 64
+/* The largest input feature-map folding tried (f_in is a divisor of N_in up to it):
+ * VGG16's first dense layer (25,088 inputs, 102.8 M weights) needs 784 on a ZC706. */
+#define CM_LAT_MAX_FIN 1024
+
+/* Whether a weight layer can run as f_in passes: f_in divides its input maps and, for
+ * a grouped convolution, its groups (each pass takes whole groups, whose outputs are
+ * then a slice of the layer's: the accumulation only gathers them). */
+static inline bool cm_lat_fin_ok(const cm_lat_layer *l, int fin)
+{
+    return fin >= 1 && l->nin % fin == 0 && (l->groups <= 1 || l->groups % fin == 0);
+}
 
 /* Machine figures shared by every evaluation. */
 typedef struct cm_lat_machine {
