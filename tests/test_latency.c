@@ -36,6 +36,14 @@ static void conv(Onnx__ModelProto *m, const char *name, const char *in, const ch
     ob_attr_ints(n, "pads", 4, (int64_t[]){pad, pad, pad, pad});
 }
 
+/* A 2x2 max pooling of stride 2 named "pool". */
+static void max_pool2(Onnx__ModelProto *m, const char *in, const char *out)
+{
+    Onnx__NodeProto *n = ob_node(m, "MaxPool", "pool", in, out);
+    ob_attr_ints(n, "kernel_shape", 2, (int64_t[]){2, 2});
+    ob_attr_ints(n, "strides", 2, (int64_t[]){2, 2});
+}
+
 /* x CxHxH -> one 3x3 conv of `filters` filters (no bias). */
 static cm_graph *single_conv(int64_t c, int64_t h, int64_t filters, int64_t pad)
 {
@@ -52,9 +60,7 @@ static cm_graph *pool_conv_conv(void)
 {
     Onnx__ModelProto *m = ob_model_new();
     ob_input(m, "x", 4, (int64_t[]){1, 1, 8, 8});
-    Onnx__NodeProto *n = ob_node(m, "MaxPool", "pool", "x", "p");
-    ob_attr_ints(n, "kernel_shape", 2, (int64_t[]){2, 2});
-    ob_attr_ints(n, "strides", 2, (int64_t[]){2, 2});
+    max_pool2(m, "x", "p");
     conv(m, "convA", "p", "a", 2, 1, 1);
     ob_node(m, "Relu", "reluA", "a", "ra");
     conv(m, "convB", "ra", "b", 4, 2, 0);
@@ -486,6 +492,51 @@ static void test_grouped_folding(void **state)
     cm_graph_free(g);
 }
 
+/* x 32x4x4 -> maxpool 2 s2 -> 32x2x2 -> a 3x3 convolution (pad 1) of 64 filters, on
+ * N = 1 unit of m = 9 MACCs with banks of one BRAM18 (512 words). Unfolded the bank
+ * needs 64 filters x 32 maps = 2,048 words, so f_in = 4 (512): the pooling works
+ * channel by channel, so each pass pools and convolves 8 of the maps. A pass reads
+ * 4x4x8 = 128 words and writes the 64 filters' partial 2x2 maps (256); its bank's II
+ * is 4 pixels x 8 maps x 64 filters = 2,048. The accumulation reads the four partial
+ * maps (1,024) and writes 256. */
+static void test_folding_after_pool(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 32, 4, 4});
+    max_pool2(m, "x", "p");
+    conv(m, "conv", "p", "y", 64, 32, 1);
+    ob_output(m, "y", 4, NULL);
+    cm_graph *g = load_model(m);
+    cm_board b = zc706();
+    cm_latency_options o;
+    cm_latency_options_init(&o);
+    bool cut[1] = {false};
+    int coarse[3] = {1, 1, 1}, macc[3] = {1, 9, 1}, bank[3] = {1, 1, 1};
+    cm_latency_point p = {cut, coarse, macc, bank};
+    cm_latency_design d;
+    cm_error err = {0};
+    assert_int_equal(cm_latency_evaluate(g, &b, &o, &p, &d, &err), CM_OK);
+    assert_int_equal(d.n_blocks, 3); /* pool, conv, accumulation */
+    assert_true(d.feasible);
+    assert_int_equal(d.fin[1], 4);
+    assert_int_equal(d.n_subgraphs, 5);
+    double in, out;
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(d.subgraphs[k].n_layers, 2);
+        memory_words(&d, k, &in, &out);
+        assert_float_equal(in, 128, 1e-9);
+        assert_float_equal(out, 256, 1e-9);
+        assert_float_equal(d.subgraphs[k].ii_max_cycles, 2048, 0);
+        assert_int_equal(d.subgraphs[k].weight_words, 64 * 8 * 9);
+    }
+    memory_words(&d, 4, &in, &out);
+    assert_float_equal(in, 1024, 1e-9);
+    assert_float_equal(out, 256, 1e-9);
+    cm_latency_design_free(&d);
+    cm_graph_free(g);
+}
+
 /* ResNet-8: the flow maps it, with an element-wise block for the skip connections,
  * and within the ZC706. */
 static void test_resnet8(void **state)
@@ -735,6 +786,7 @@ int main(void)
         cmocka_unit_test(test_shortcut_order),
         cmocka_unit_test(test_grouped_by_hand),
         cmocka_unit_test(test_grouped_folding),
+        cmocka_unit_test(test_folding_after_pool),
         cmocka_unit_test(test_resnet8),
         cmocka_unit_test(test_table1_models),
         cmocka_unit_test(test_alexnet_case_study),

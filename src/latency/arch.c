@@ -79,25 +79,42 @@ static cm_status merge_pattern(cm_lat_arch *a, const cm_lat_step *steps, int n, 
     return CM_OK;
 }
 
+/* A step that can run on a slice of the maps ahead of a folded weight layer: it works
+ * channel by channel and nothing else reads it. */
+static bool channelwise(const cm_lat_layer *l)
+{
+    return (l->kind == CM_LATENCY_POOL || l->kind == CM_LATENCY_RELU) && l->nin == l->nout &&
+           l->side_words == 0 && !l->spills;
+}
+
 static cm_status group_steps(const cm_lat_net *net, cm_lat_group *g, bool input_folding,
                              cm_error *err)
 {
-    int weights = 0;
-    for (int i = g->first; i < g->end; i++)
-        weights += net->l[i].kind == CM_LATENCY_CONV;
-    g->foldable = input_folding && weights == 1 && net->l[g->first].kind == CM_LATENCY_CONV &&
-                  net->l[g->first].nin > 1;
+    int weights = 0, lead = -1;
+    bool ahead = true; /* every step before the weight layer is channel-wise */
+    for (int i = g->first; i < g->end; i++) {
+        if (net->l[i].kind == CM_LATENCY_CONV) {
+            weights++;
+            lead = lead < 0 ? i - g->first : lead;
+        } else if (lead < 0) {
+            ahead &= channelwise(&net->l[i]);
+        }
+    }
+    g->foldable = input_folding && weights == 1 && ahead && net->l[g->first + lead].nin > 1;
+    g->lead = g->foldable ? lead : 0;
     g->n_steps = g->end - g->first;
-    g->n_acc_steps = g->foldable ? g->n_steps : 0;
+    if (g->n_steps < 1)
+        return cm_error_set(err, CM_EINTERNAL, "latency flow: a group without layers");
+    g->n_acc_steps = g->foldable ? g->n_steps - g->lead : 0;
     g->steps = calloc((size_t)g->n_steps, sizeof *g->steps);
     g->acc_steps = g->foldable ? calloc((size_t)g->n_acc_steps, sizeof *g->acc_steps) : NULL;
     if (!g->steps || (g->foldable && !g->acc_steps))
         return cm_error_nomem(err);
-    for (int s = 0; s < g->n_steps; s++) {
+    for (int s = 0; s < g->n_steps; s++)
         g->steps[s] = (cm_lat_step){g->first + s, net->l[g->first + s].kind, -1};
-        if (g->foldable)
-            g->acc_steps[s] = (cm_lat_step){g->first + s, s ? net->l[g->first + s].kind
-                                                            : CM_LATENCY_ACCUM, -1};
+    for (int s = 0; s < g->n_acc_steps; s++) {
+        const int at = g->first + g->lead + s;
+        g->acc_steps[s] = (cm_lat_step){at, s ? net->l[at].kind : CM_LATENCY_ACCUM, -1};
     }
     return CM_OK;
 }

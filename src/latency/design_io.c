@@ -52,14 +52,14 @@ static void arch_names(const cm_lat_arch *a, char (*names)[24])
 }
 
 /* The architecture blocks a design uses: every group's steps when it runs unfolded,
- * else its first step's block and its accumulation pattern's (evaluate.c, schedule). */
+ * else its passes' steps' blocks and its accumulation pattern's (evaluate.c, schedule). */
 static void arch_usage(const cm_lat_arch *a, const int *fin_of_layer, bool *used)
 {
     memset(used, 0, (size_t)a->n_blocks * sizeof *used);
     for (int gi = 0; gi < a->n_groups; gi++) {
         const cm_lat_group *g = &a->groups[gi];
-        int fin = g->foldable ? fin_of_layer[a->net->l[g->steps[0].layer].graph_index] : 1;
-        for (int s = 0; s < (fin > 1 ? 1 : g->n_steps); s++)
+        int fin = g->foldable ? fin_of_layer[a->net->l[g->steps[g->lead].layer].graph_index] : 1;
+        for (int s = 0; s < (fin > 1 ? g->lead + 1 : g->n_steps); s++)
             used[g->steps[s].block] = true;
         for (int s = 0; fin > 1 && s < g->n_acc_steps; s++)
             used[g->acc_steps[s].block] = true;

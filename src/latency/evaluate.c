@@ -69,17 +69,18 @@ int cm_lat_step_entries(const cm_lat_layer *l, cm_latency_block_kind kind, int f
     switch (kind) {
     case CM_LATENCY_CONV:
         return conv_entries(l, folds, coarse, macc, e, depth);
-    case CM_LATENCY_POOL:
-        e[0] = (cm_lat_entry){-padded_words(l, l->nin), -c, out, c};
+    case CM_LATENCY_POOL: {
+        const double ch = (double)(l->nin / folds);
+        e[0] = (cm_lat_entry){-padded_words(l, ch), -c, out / folds, c};
         /* a global pooling's first output waits for the whole map */
-        *depth = l->global ? (double)l->rows * l->cols * ceil_div(l->nin, c)
-                           : window_depth(l, ceil_div(l->nin, c));
+        *depth = l->global ? (double)l->rows * l->cols * ceil_div(ch, c) : window_depth(l, ceil_div(ch, c));
         return 1;
+    }
     case CM_LATENCY_RELU:
     case CM_LATENCY_ELTWISE:
         /* a word in and out a cycle per stream; a slice reads more than it writes, a
          * broadcast product's one-pixel operand less */
-        e[0] = (cm_lat_entry){-(double)l->rows * l->cols * l->nin, -c, out, c};
+        e[0] = (cm_lat_entry){-(double)l->rows * l->cols * (l->nin / folds), -c, out / folds, c};
         return 1;
     case CM_LATENCY_ACCUM:
         /* the f_in partial maps of the folded layer, summed into its output (a grouped
@@ -96,7 +97,7 @@ void cm_lat_sub_io(const cm_lat_net *net, const cm_lat_sub *s, double *in_words,
     const cm_lat_step *first = &s->steps[0], *last = &s->steps[s->n_steps - 1];
     const cm_lat_layer *f = &net->l[first->layer], *l = &net->l[last->layer];
     const double f_out = (double)f->nout * f->rows_out * f->cols_out;
-    const bool pass = first->kind == CM_LATENCY_CONV && s->folds > 1;
+    const bool pass = s->folds > 1 && s->fold < s->folds;
     if (first->kind == CM_LATENCY_ACCUM)
         *in_words = f_out * (f->groups > 1 ? 1 : s->folds);
     else
@@ -150,13 +151,14 @@ int cm_lat_full_bank(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat
 static int choose_fin(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
                       const cm_lat_group *g, bool *ok)
 {
-    const cm_lat_layer *l = &a->net->l[g->steps[0].layer];
+    const cm_lat_step *w = &g->steps[g->lead];
+    const cm_lat_layer *l = &a->net->l[w->layer];
     int last = 1;
     for (int d = 1; d <= l->nin && d <= CM_LAT_MAX_FIN; d++) {
         if (!cm_lat_fin_ok(l, d))
             continue;
         last = d;
-        if (bank_fits(m, f, &g->steps[0], l, d))
+        if (bank_fits(m, f, w, l, d))
             return d;
     }
     *ok = false;
@@ -198,7 +200,7 @@ static bool schedule(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat
             continue;
         }
         for (int k = 0; k < fin; k++)
-            add_sub(e, gi, k, fin, g->steps, 1);
+            add_sub(e, gi, k, fin, g->steps, g->lead + 1);
         add_sub(e, gi, fin, fin, g->acc_steps, g->n_acc_steps);
     }
     return ok;
@@ -277,7 +279,8 @@ static void resources(const cm_lat_arch *a, const cm_lat_machine *m, const cm_la
         for (int k = 0; k < e->subs[si].n_steps; k++) {
             const cm_lat_step *s = &e->subs[si].steps[k];
             const cm_lat_layer *l = &a->net->l[s->layer];
-            int folds = s->kind == CM_LATENCY_CONV ? e->subs[si].folds : 1;
+            int folds = s->kind == CM_LATENCY_ACCUM
+                            ? 1 : cm_lat_step_slices(e->subs[si].fold, e->subs[si].folds, s->kind);
             cm_lat_size_add(&sizes[s->block], l, l->nin / folds);
             e->block_layers[s->block]++;
         }
@@ -340,7 +343,8 @@ static void auto_coarse(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fo
             cm_lat_entry x[2] = {{0.0, 1.0, 0.0, 1.0}, {0.0, 1.0, 0.0, 1.0}};
             double depth;
             while (c * 2 <= cap) {
-                cm_lat_step_entries(l, st->kind, s->folds, c, 1, x, &depth);
+                cm_lat_step_entries(l, st->kind, cm_lat_step_slices(s->fold, s->folds, st->kind),
+                                    c, 1, x, &depth);
                 if (cm_lat_entry_ii(&x[0]) <= base)
                     break;
                 c *= 2;
@@ -372,8 +376,8 @@ static void time_sub(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat
         const cm_lat_layer *l = &a->net->l[st->layer];
         cm_lat_entry x[2] = {{0.0, 1.0, 0.0, 1.0}, {0.0, 1.0, 0.0, 1.0}};
         double depth;
-        int n = cm_lat_step_entries(l, st->kind, s->folds, f->coarse[st->block], f->macc[st->block],
-                                    x, &depth);
+        int n = cm_lat_step_entries(l, st->kind, cm_lat_step_slices(s->fold, s->folds, st->kind),
+                                    f->coarse[st->block], f->macc[st->block], x, &depth);
         for (int i = 0; i < n; i++)
             ii = fmax(ii, cm_lat_entry_ii(&x[i]));
         depth_sum += depth;

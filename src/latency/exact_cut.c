@@ -68,11 +68,18 @@ static double single_time(const cm_lx_cut *x, const cm_lx_step *s, int N, int m,
     conv_point(x, s->layer, fin, N, m, &ii, &depth);
     if (fin == 1)
         return sub_time(x, depth + grp->nc_depth, fmax(fmax(grp->mem_ii, grp->nc_ii), ii));
-    double t = sub_time(x, depth, fmax(mem_ii(x, s->group, g->steps, 1, 0, fin), ii)) * fin;
+    double pass_ii = fmax(mem_ii(x, s->group, g->steps, g->lead + 1, 0, fin), ii);
+    for (int k = 0; k < g->lead; k++) { /* the channel-wise steps ahead, on a slice */
+        double i2, d2;
+        nc_bound(x, &g->steps[k], fin, &i2, &d2);
+        pass_ii = fmax(pass_ii, i2);
+        depth += d2;
+    }
+    double t = sub_time(x, depth, pass_ii) * fin;
     double acc_ii = mem_ii(x, s->group, g->acc_steps, g->n_acc_steps, fin, fin), acc_depth = 0.0;
     for (int k = 0; k < g->n_acc_steps; k++) {
         double i2, d2;
-        nc_bound(x, &g->acc_steps[k], fin, &i2, &d2);
+        nc_bound(x, &g->acc_steps[k], cm_lat_step_slices(fin, fin, g->acc_steps[k].kind), &i2, &d2);
         acc_ii = fmax(acc_ii, i2);
         acc_depth += d2;
     }

@@ -70,12 +70,15 @@ typedef struct cm_lat_step {
     int block;
 } cm_lat_step;
 
-/* A group of layers between two cuts. When its only weight layer is its first layer it
- * may be folded over its input maps: then it runs as `fin` passes of that layer alone
- * and an accumulation subgraph with the rest of the group (acc_steps). */
+/* A group of layers between two cuts. When it has one weight layer and every step
+ * before it works channel by channel (pooling, pointwise), it may be folded over its
+ * input maps: then it runs as `fin` passes of those steps and the weight layer on a
+ * slice of the maps, and an accumulation subgraph with the rest of the group
+ * (acc_steps). */
 typedef struct cm_lat_group {
     int first, end;          /* net layers */
     int weight;              /* index among weight layers of its only one, -1 if not alone */
+    int lead;                /* foldable: the steps before the weight layer (its index) */
     bool foldable;
     int n_steps, n_acc_steps;
     cm_lat_step *steps, *acc_steps;
@@ -176,8 +179,17 @@ typedef struct cm_lat_entry {
     double w_in, g_in, w_out, g_out;
 } cm_lat_entry;
 
+/* The slices of its maps a step sees in pass `fold` of `folds` (fold == folds: the
+ * accumulation subgraph): in a pass every step sees 1 / folds of the maps; in the
+ * accumulation only the accumulation itself reads the passes' folds maps. */
+static inline int cm_lat_step_slices(int fold, int folds, cm_latency_block_kind kind)
+{
+    return folds > 1 && (fold < folds || kind == CM_LATENCY_ACCUM) ? folds : 1;
+}
+
 /* An SDF node's interval: the larger of its input and output workloads over rates. */
 double cm_lat_entry_ii(const cm_lat_entry *x);
+/* folds: the slices of its maps the step sees (cm_lat_step_slices). */
 int cm_lat_step_entries(const cm_lat_layer *l, cm_latency_block_kind kind, int folds, int coarse,
                         int macc, cm_lat_entry e[2], double *depth);
 /* Words a subgraph reads from and writes to off-chip memory. */

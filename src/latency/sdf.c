@@ -138,7 +138,8 @@ static cm_status export_sub(const cm_lat_arch *a, const cm_lat_machine *m, const
         const cm_lat_layer *l = &a->net->l[x->layer];
         cm_lat_entry ent[2];
         double depth;
-        int n = cm_lat_step_entries(l, x->kind, src->folds, f->coarse[x->block], f->macc[x->block],
+        int n = cm_lat_step_entries(l, x->kind, cm_lat_step_slices(src->fold, src->folds, x->kind),
+                                    f->coarse[x->block], f->macc[x->block],
                                     ent, &depth);
         int c = lay->first_col[lay->block_map[x->block]];
         for (int i = 0; i < n; i++) {

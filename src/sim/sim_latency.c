@@ -172,7 +172,8 @@ static cm_status step_depths(const cm_latency_file *f, const cm_lat_net *net, in
         const cm_latency_block *b = &d->blocks[d->node_block[s->column[k]]];
         cm_lat_entry e[2];
         double depth;
-        int used = cm_lat_step_entries(l, kind, s->folds, b->coarse, b->macc, e, &depth);
+        int used = cm_lat_step_entries(l, kind, cm_lat_step_slices(s->fold, s->folds, kind),
+                                       b->coarse, b->macc, e, &depth);
         nodes[k].latency = depth >= 1.0 ? (int64_t)llround(depth) : 1;
         total += depth;
         k += used;
