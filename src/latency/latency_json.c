@@ -77,6 +77,10 @@ static json_t *subgraph_json(const cm_design *d, const cm_latency_subgraph *x)
     json_t *o = json_object();
     cm_json_put(o, "first", json_string(layer_name(d, x->first_layer)), &ok);
     cm_json_put(o, "last", json_string(layer_name(d, x->last_layer)), &ok);
+    json_t *layers = json_array(); /* with branches, not the graph's range first..last */
+    for (int k = 0; layers && k < x->n_layers; k++)
+        cm_json_append(layers, json_string(layer_name(d, x->layers[k])), &ok);
+    cm_json_put(o, "layers", layers, &ok);
     cm_json_put(o, "fold", json_integer(x->fold), &ok);
     cm_json_put(o, "folds", json_integer(x->folds), &ok);
     cm_json_put(o, "ii_cycles", json_real(x->ii_max_cycles), &ok);
