@@ -118,6 +118,46 @@ static void test_hand_merged(void **state)
     cm_graph_free(g);
 }
 
+/* Conv_1 made grouped, as ResNeXt has it: 4 groups of 4 input channels and 4 filters
+ * (16x32x32 -> 16x32x32, 3x3). Each filter reads its group's 4 channels: MACs =
+ * 32*32*16*4*9 = 589,824. At ow_par 2, och_par 4, ich_par 2 (factors of a group's 4
+ * channels): Lc = 32*32*16*4 / (2*4*2) + epsilon 18 = 4096 + 18, a quarter of the
+ * ungrouped layer's; Lw = 16*32*32 / 4 = 4096 as before; DSP = 18 taps x ceil(8/2) = 72;
+ * the weight word is 4*2*9*8 = 576 bits, 16/4 * 4/2 = 8 deep: 16 BRAM18 at 512x36.
+ * och_par 8 does not divide a group's 4 filters, nor ich_par 8 its 4 channels. Loop
+ * merge keeps to ungrouped convolutions. */
+static void test_hand_grouped(void **state)
+{
+    (void)state;
+    cm_graph *g = cm_test_load_shared("resnet8_a8w8b16.onnx");
+    for (int i = 0; i < g->n_layers; i++)
+        if (strcmp(g->layers[i].name, "Conv_1") == 0 || strcmp(g->layers[i].name, "Conv_3") == 0)
+            g->layers[i].groups = 4;
+    cm_nn2fpga_result r;
+    build(g, true, true, &r);
+    cm_nn2fpga_layer *l = find_layer(&r, "Conv_1");
+    assert_int_equal(l->kind, CM_NN2FPGA_CONV);
+    assert_int_equal(l->groups, 4);
+    assert_int_equal(l->macs, 589824);
+    configure(l, 2, 4, 2);
+    assert_int_equal(l->lc, 4096 + 18);
+    assert_int_equal(l->lw, 4096);
+    assert_int_equal(l->dsp, 72);
+    assert_int_equal(l->bram_weights, 16);
+    cm_error err = {0};
+    assert_int_equal(cm_nn2fpga_configure(l, 2, 8, 1, false, &err), CM_EUSAGE);
+    assert_non_null(strstr(err.message, "a group's channels"));
+    assert_int_equal(cm_nn2fpga_configure(l, 2, 1, 8, false, &err), CM_EUSAGE);
+    configure(l, 1, 4, 4); /* a whole group a cycle: the 4 groups of a pixel in 4 */
+    assert_int_equal(l->lc, 4 * 32 * 32 + 36);
+    /* Conv_3 grouped: no loop merge, so Conv_4 is a task of its own */
+    assert_int_equal(r.n_layers, 10);
+    assert_int_equal(find_layer(&r, "Conv_3")->groups, 4);
+    assert_int_equal(find_layer(&r, "Conv_4")->groups, 1);
+    cm_nn2fpga_result_free(&r);
+    cm_graph_free(g);
+}
+
 /* 4-bit layers pack four products: och_par 2 x ow_par 1 still takes one DSP per tap. */
 static void test_hand_pack4(void **state)
 {
@@ -310,6 +350,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_conv1),   cmocka_unit_test(test_hand_conv0),
         cmocka_unit_test(test_hand_merged),  cmocka_unit_test(test_hand_pack4),
+        cmocka_unit_test(test_hand_grouped),
         cmocka_unit_test(test_skip_buffers), cmocka_unit_test(test_resnet8),
         cmocka_unit_test(test_resnet20),     cmocka_unit_test(test_mobilenet),
         cmocka_unit_test(test_float_model),  cmocka_unit_test(test_too_few_dsps),

@@ -1,4 +1,4 @@
-// cm_conv.h: the convolution computation engine (standard, pointwise and depthwise).
+// cm_conv.h: the convolution computation engine (standard, grouped, pointwise and depthwise).
 // nn2FPGA thesis section 3.5: the loop nest of Algorithm 1 with its three parallelisms,
 // ich_par (input channels), och_par (filters) and ow_par (adjacent output pixels), whose
 // product times FH * FW is the number of multiply-accumulates per iteration of the pipelined
@@ -22,39 +22,47 @@ namespace cm {
 // Loop order as Algorithm 1: output-pixel group, input-channel group, output-channel group;
 // a window word is read once per (pixel group, input-channel group) and reused by every
 // output-channel group; partial sums wait in acc[][] until the last input-channel group.
+// A grouped convolution (GROUPS > 1: ResNeXt, RegNet) takes its groups in turn within a
+// pixel group: group k's OCH / GROUPS filters read only its ICH / GROUPS channels, which
+// are the window words the window buffer sends k-th, so the input and output orders are
+// those of GROUPS = 1 and the factors divide a group's channels.
 template <class in_t, class w_t, class b_t, class acc_t, int ICH, int OCH, int OH, int OW, int FH, int FW, int S,
-          int ICH_PAR, int OCH_PAR, int OW_PAR>
+          int ICH_PAR, int OCH_PAR, int OW_PAR, int GROUPS = 1>
 void conv(hls::stream<word<in_t, ICH_PAR * FH * window_cols(FW, S, OW_PAR)> >& in,
-          hls::stream<word<acc_t, OW_PAR * OCH_PAR> >& out, const w_t weights[OCH][ICH][FH][FW],
+          hls::stream<word<acc_t, OW_PAR * OCH_PAR> >& out, const w_t weights[OCH][ICH / GROUPS][FH][FW],
           const b_t bias[OCH]) {
   constexpr int FWX = window_cols(FW, S, OW_PAR);
-  static_assert(ICH % ICH_PAR == 0, "ICH_PAR must divide ICH");
-  static_assert(OCH % OCH_PAR == 0, "OCH_PAR must divide OCH");
+  constexpr int GICH = ICH / GROUPS, GOCH = OCH / GROUPS;  // a group's channels
+  static_assert(ICH % GROUPS == 0 && OCH % GROUPS == 0, "GROUPS must divide ICH and OCH");
+  static_assert(GICH % ICH_PAR == 0, "ICH_PAR must divide a group's input channels");
+  static_assert(GOCH % OCH_PAR == 0, "OCH_PAR must divide a group's output channels");
   static_assert(OW % OW_PAR == 0, "OW_PAR must divide OW");
 
-  acc_t acc[OCH / OCH_PAR][OW_PAR * OCH_PAR];
+  acc_t acc[GOCH / OCH_PAR][OW_PAR * OCH_PAR];
   CM_PRAGMA(HLS ARRAY_PARTITION variable=acc dim=2 type=complete)
 
   for (int pg = 0; pg < OH * OW / OW_PAR; pg++) {
-    for (int ig = 0; ig < ICH / ICH_PAR; ig++) {
-      const word<in_t, ICH_PAR * FH * FWX> win = in.read();
-      for (int og = 0; og < OCH / OCH_PAR; og++) {
-        CM_PRAGMA(HLS PIPELINE II=1)
-        for (int so = 0; so < OCH_PAR; so++) {
-          const int o = og * OCH_PAR + so;
-          for (int sp = 0; sp < OW_PAR; sp++) {
-            acc_t a = ig == 0 ? acc_t(bias[o]) : acc[og][sp * OCH_PAR + so];
-            for (int si = 0; si < ICH_PAR; si++)
-              for (int fy = 0; fy < FH; fy++)
-                for (int fx = 0; fx < FW; fx++)
-                  a += win.v[(si * FH + fy) * FWX + sp * S + fx] * weights[o][ig * ICH_PAR + si][fy][fx];
-            acc[og][sp * OCH_PAR + so] = a;
+    for (int gr = 0; gr < GROUPS; gr++) {
+      for (int ig = 0; ig < GICH / ICH_PAR; ig++) {
+        const word<in_t, ICH_PAR * FH * FWX> win = in.read();
+        for (int og = 0; og < GOCH / OCH_PAR; og++) {
+          CM_PRAGMA(HLS PIPELINE II=1)
+          for (int so = 0; so < OCH_PAR; so++) {
+            const int o = gr * GOCH + og * OCH_PAR + so;
+            for (int sp = 0; sp < OW_PAR; sp++) {
+              acc_t a = ig == 0 ? acc_t(bias[o]) : acc[og][sp * OCH_PAR + so];
+              for (int si = 0; si < ICH_PAR; si++)
+                for (int fy = 0; fy < FH; fy++)
+                  for (int fx = 0; fx < FW; fx++)
+                    a += win.v[(si * FH + fy) * FWX + sp * S + fx] * weights[o][ig * ICH_PAR + si][fy][fx];
+              acc[og][sp * OCH_PAR + so] = a;
+            }
           }
-        }
-        if (ig == ICH / ICH_PAR - 1) {
-          word<acc_t, OW_PAR * OCH_PAR> w;
-          for (int k = 0; k < OW_PAR * OCH_PAR; k++) w.v[k] = acc[og][k];
-          out.write(w);
+          if (ig == GICH / ICH_PAR - 1) {
+            word<acc_t, OW_PAR * OCH_PAR> w;
+            for (int k = 0; k < OW_PAR * OCH_PAR; k++) w.v[k] = acc[og][k];
+            out.write(w);
+          }
         }
       }
     }

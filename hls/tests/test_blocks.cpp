@@ -47,9 +47,11 @@ tensor pop_packed(hls::stream<cm::word<T, P * CP> >& s, int C, int H, int W) {
   return x;
 }
 
-// Reference convolution (groups = 1 or depthwise), zero padding.
+// Reference convolution of `groups` channel groups (1; depthwise: groups = ICH = OCH), zero
+// padding; weights OCH x ICH / groups x FH x FW.
 static tensor ref_conv(const tensor& x, int ICH, int IH, int IW, const tensor& wt, const tensor& b, int OCH, int FH,
-                       int FW, int S, int PAD, bool depthwise) {
+                       int FW, int S, int PAD, int groups) {
+  const int gi = ICH / groups, go = OCH / groups;
   const int OH = (IH + 2 * PAD - FH) / S + 1, OW = (IW + 2 * PAD - FW) / S + 1;
   tensor y(static_cast<size_t>(OCH * OH * OW));
   for (int o = 0; o < OCH; o++)
@@ -57,13 +59,12 @@ static tensor ref_conv(const tensor& x, int ICH, int IH, int IW, const tensor& w
       for (int ow = 0; ow < OW; ow++) {
         long long acc = b[static_cast<size_t>(o)];
         for (int c = 0; c < ICH; c++) {
-          if (depthwise && c != o) continue;
+          if (c / gi != o / go) continue;
           for (int fy = 0; fy < FH; fy++)
             for (int fx = 0; fx < FW; fx++) {
               const int ih = oh * S + fy - PAD, iw = ow * S + fx - PAD;
               if (ih < 0 || ih >= IH || iw < 0 || iw >= IW) continue;
-              const long long wv = depthwise ? wt[static_cast<size_t>((o * FH + fy) * FW + fx)]
-                                             : wt[static_cast<size_t>(((o * ICH + c) * FH + fy) * FW + fx)];
+              const long long wv = wt[static_cast<size_t>(((o * gi + c % gi) * FH + fy) * FW + fx)];
               acc += x[static_cast<size_t>((c * IH + ih) * IW + iw)] * wv;
             }
         }
@@ -77,14 +78,15 @@ typedef ap_int<6> wgt_t;
 typedef ap_int<14> bias_t;
 typedef ap_int<32> acc_t;
 
-template <int ICH, int OCH, int IH, int IW, int FH, int FW, int S, int PAD, int ICH_PAR, int OCH_PAR, int OW_PAR>
+template <int ICH, int OCH, int IH, int IW, int FH, int FW, int S, int PAD, int ICH_PAR, int OCH_PAR, int OW_PAR,
+          int GROUPS = 1>
 void test_conv() {
   constexpr int OH = cm::out_size(IH, FH, S, PAD), OW = cm::out_size(IW, FW, S, PAD);
   constexpr int FWX = cm::window_cols(FW, S, OW_PAR);
-  static wgt_t w[OCH][ICH][FH][FW];
+  static wgt_t w[OCH][ICH / GROUPS][FH][FW];
   static bias_t b[OCH];
   const tensor x = random_tensor(ICH * IH * IW, -128, 127);
-  const tensor wt = random_tensor(OCH * ICH * FH * FW, -32, 31), bt = random_tensor(OCH, -8192, 8191);
+  const tensor wt = random_tensor(OCH * ICH / GROUPS * FH * FW, -32, 31), bt = random_tensor(OCH, -8192, 8191);
   std::size_t k = 0;
   for (auto& a : w)
     for (auto& bb : a)
@@ -99,12 +101,13 @@ void test_conv() {
   push_pixels<act_t, ICH_PAR>(in, x, ICH, IH, IW);
   CM_DATAFLOW_BEGIN(conv_test)
   CM_TASK(wb, cm::window_buffer<act_t, ICH, IH, IW, FH, FW, S, PAD, ICH_PAR, OW_PAR>(in, win));
-  CM_TASK(conv, cm::conv<act_t, wgt_t, bias_t, acc_t, ICH, OCH, OH, OW, FH, FW, S, ICH_PAR, OCH_PAR, OW_PAR>(win, out, w, b));
+  CM_TASK(conv, (cm::conv<act_t, wgt_t, bias_t, acc_t, ICH, OCH, OH, OW, FH, FW, S, ICH_PAR, OCH_PAR, OW_PAR, GROUPS>(
+                    win, out, w, b)));
   CM_DATAFLOW_END()
   const tensor y = pop_packed<acc_t, OW_PAR, OCH_PAR>(out, OCH, OH, OW);
-  CHECK_MSG(y == ref_conv(x, ICH, IH, IW, wt, bt, OCH, FH, FW, S, PAD, false),
-            "conv ich=%d och=%d %dx%d k=%dx%d s=%d pad=%d par=(%d,%d,%d)", ICH, OCH, IH, IW, FH, FW, S, PAD, ICH_PAR,
-            OCH_PAR, OW_PAR);
+  CHECK_MSG(y == ref_conv(x, ICH, IH, IW, wt, bt, OCH, FH, FW, S, PAD, GROUPS),
+            "conv ich=%d och=%d %dx%d k=%dx%d s=%d pad=%d par=(%d,%d,%d) groups=%d", ICH, OCH, IH, IW, FH, FW, S, PAD,
+            ICH_PAR, OCH_PAR, OW_PAR, GROUPS);
   CHECK(in.empty());
 }
 
@@ -130,7 +133,7 @@ template <int CH, int IH, int IW, int FH, int FW, int S, int PAD, int CH_PAR, in
   CM_TASK(dw, cm::conv_depthwise<act_t, wgt_t, bias_t, acc_t, CH, OH, OW, FH, FW, S, CH_PAR, OW_PAR>(win, out, w, b));
   CM_DATAFLOW_END()
   const tensor y = pop_packed<acc_t, OW_PAR, CH_PAR>(out, CH, OH, OW);
-  CHECK_MSG(y == ref_conv(x, CH, IH, IW, wt, bt, CH, FH, FW, S, PAD, true), "depthwise ch=%d par=(%d,%d) s=%d", CH,
+  CHECK_MSG(y == ref_conv(x, CH, IH, IW, wt, bt, CH, FH, FW, S, PAD, CH), "depthwise ch=%d par=(%d,%d) s=%d", CH,
             CH_PAR, OW_PAR, S);
 }
 
@@ -332,7 +335,7 @@ std::size_t residual_block(int skip_words, int other_depth, bool check) {
   const std::size_t occ = skip.max_occupancy();
   const tensor y = pop_packed<sum_t, 1, CP>(out, CH, H, W);
   if (check) {
-    tensor ref = ref_conv(x, CH, H, W, wt, bt, CH, 3, 3, 1, 1, !FULL);
+    tensor ref = ref_conv(x, CH, H, W, wt, bt, CH, 3, 3, 1, 1, FULL ? 1 : CH);
     for (size_t i = 0; i < ref.size(); i++) ref[i] += x[i] * 4;
     CHECK_MSG(y == ref, "residual ch=%d cp=%d full=%d", CH, CP, FULL);
   }
@@ -359,6 +362,11 @@ int main() {
   test_conv<3, 4, 8, 8, 3, 3, 2, 1, 1, 2, 2>();
   test_conv<6, 4, 5, 7, 1, 1, 1, 0, 3, 4, 7>();
   test_conv<2, 2, 7, 9, 3, 5, 2, 0, 2, 1, 1>();
+  // grouped (ResNeXt's 32 x 4d in small): each group's filters see only its channels
+  test_conv<8, 8, 6, 6, 3, 3, 1, 1, 1, 1, 1, 4>();
+  test_conv<8, 12, 6, 6, 3, 3, 1, 1, 2, 3, 2, 2>();
+  test_conv<12, 6, 5, 7, 3, 3, 2, 1, 2, 1, 1, 3>();
+  test_conv<4, 8, 6, 6, 3, 3, 1, 1, 1, 2, 3, 4>();  // depthwise with multiplier 2
   test_depthwise<6, 6, 8, 3, 3, 1, 1, 1, 1>();
   test_depthwise<6, 6, 8, 3, 3, 1, 1, 3, 2>();
   test_depthwise<6, 7, 7, 3, 3, 2, 1, 6, 2>();

@@ -52,7 +52,7 @@ typedef struct cm_nn2fpga_options {
 void cm_nn2fpga_options_init(cm_nn2fpga_options *o);
 
 typedef enum cm_nn2fpga_kind {
-    CM_NN2FPGA_CONV,        /* standard convolution or fully connected layer */
+    CM_NN2FPGA_CONV,        /* standard or grouped convolution, or fully connected layer */
     CM_NN2FPGA_DWCONV,      /* depthwise convolution: och = 1 per channel (section 3.5.1) */
     CM_NN2FPGA_POOL,        /* windowed pooling: no weights, no DSPs */
     CM_NN2FPGA_GLOBAL_POOL  /* pooling over the whole map: accumulators, no window buffer */
@@ -66,6 +66,10 @@ typedef struct cm_nn2fpga_layer {
     int layer;          /* graph layer index */
     int merged_layer;   /* graph index of the fused downsampling convolution, or -1 */
     int64_t ich, ih, iw, och, oh, ow, fh, fw;
+    /* channel groups of a conv task: each group's och / groups filters read only its
+     * ich / groups input channels (ResNeXt, RegNet); 1 for every other task. The unroll
+     * factors divide a group's channels: och_par of och / groups, ich_par of ich / groups */
+    int64_t groups;
     int64_t merged_fh, merged_fw; /* kernel of the fused convolution (0 when none) */
     int weight_bits, act_bits;
     int pack;                     /* multiplications per DSP (section 3.5.2) */
@@ -143,8 +147,8 @@ cm_status cm_nn2fpga_build(const cm_graph *g, const cm_nn2fpga_options *o, cm_nn
                            cm_error *err);
 
 /* Sets a layer's configuration and computes its latencies, DSPs and banks. Fails when a
- * factor does not divide its dimension (or och_par != 1 for a depthwise or pooling
- * layer). */
+ * factor does not divide its dimension (a group's channels for a grouped convolution), or
+ * och_par != 1 for a depthwise or pooling layer. */
 cm_status cm_nn2fpga_configure(cm_nn2fpga_layer *l, int ow_par, int och_par, int ich_par,
                                bool weights_in_uram, cm_error *err);
 

@@ -511,12 +511,14 @@ static bool on_tapped_grid(hg_ctx *g, int op_index)
 }
 
 /* A convolution or fully connected task writes a pixel group's OCH / OCH_PAR words in one
- * burst, on its last input-channel group; the next layer reads them across its own pixel
+ * burst, on its last input-channel group (a grouped convolution a group's OCH / GROUPS /
+ * OCH_PAR words on the group's last); the next layer reads them across its own pixel
  * group. Its output stream holds a burst, so that it need not wait for the reader. */
 static int64_t output_depth(const hl_op *op, const hl_tensor *y)
 {
+    int64_t groups = op->kind == HL_CONV && op->groups > 1 ? op->groups : 1;
     int64_t burst = (op->kind == HL_CONV || op->kind == HL_FC) && op->och_par > 0
-                        ? y->c / op->och_par + 1 : HG_DEPTH;
+                        ? y->c / groups / op->och_par + 1 : HG_DEPTH;
     return burst > HG_DEPTH ? burst : HG_DEPTH;
 }
 
@@ -607,7 +609,8 @@ static void emit_windowed(hg_ctx *g, int i, const char *id)
                         num(g, y->h), "OW", num(g, y->w), "FH", num(g, op->fh), "FW",
                         num(g, op->fw), "S", num(g, s_in), "ICH_PAR", num(g, par),
                         "OCH_PAR", num(g, op->och_par), "CH_PAR", num(g, par), "OW_PAR",
-                        num(g, op->ow_par), "IN", win, "OUT", out, NULL};
+                        num(g, op->ow_par), "GROUPS", num(g, op->groups), "IN", win, "OUT", out,
+                        NULL};
     hg_emit(g, &g->tasks, kind, kv);
 }
 

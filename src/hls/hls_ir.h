@@ -14,7 +14,7 @@
 
 typedef enum hl_kind {
     HL_INPUT,    /* the graph input, quantised by the testbench (the first Quant) */
-    HL_CONV,     /* convolution (group 1), also 1 x 1 and on 1 x 1 maps */
+    HL_CONV,     /* convolution (grouped too), also 1 x 1 and on 1 x 1 maps */
     HL_DWCONV,   /* depthwise convolution */
     HL_FC,       /* Gemm */
     HL_MAXPOOL,  /* windowed max pooling */
@@ -42,6 +42,7 @@ typedef struct hl_op {
     int in[2], n_in; /* tensor indices */
     int out;
     int fh, fw, stride, pad;
+    int groups; /* HL_CONV: channel groups (1 ungrouped); the weights are OCH x ICH / groups */
     /* weights (OCH x ICH x FH x FW; depthwise CH x FH x FW; fc OCH x ICH) as integer
      * codes, read with hl_weight: the folded model's values times w_scale, a power of two
      * (w_src is the runner's constant: the net does not own it, and must not outlive the

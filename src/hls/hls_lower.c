@@ -109,6 +109,7 @@ static cm_status new_op(lower *L, hl_kind kind, hl_op **out)
     memset(op, 0, sizeof *op);
     op->kind = kind;
     op->stride = 1;
+    op->groups = 1;
     net->n_op++;
     if (!(op->name = strdup(node_name(L->node))))
         return cm_error_nomem(L->err);
@@ -458,11 +459,14 @@ static cm_status lower_conv(lower *L)
     hl_kind kind = HL_CONV;
     if (group == in.c && group > 1 && w->dims[0] == in.c && w->dims[1] == 1)
         kind = HL_DWCONV;
-    else if (group != 1 || w->dims[1] != in.c)
-        return fail(L, "%s", "grouped convolution (other than depthwise) has no building block");
+    else if (group < 1 || group > in.c || w->dims[1] * group != in.c || w->dims[0] % group != 0)
+        return fail(L, "%s", "its group count does not divide its input and output channels "
+                    "as its weights say");
     hl_op *op;
     if ((st = new_op(L, kind, &op)) != CM_OK)
         return st;
+    if (kind == HL_CONV)
+        op->groups = (int)group;
     if ((st = conv_geometry(L, &in, w, op)) != CM_OK)
         return st;
     int af;

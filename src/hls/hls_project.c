@@ -112,7 +112,9 @@ static cm_status bind_design(project *p)
         op->ow_par = op->kind == HL_FC ? 1 : l->ow_par;
         op->ich_par = l->ich_par;
         op->och_par = op->kind == HL_CONV || op->kind == HL_FC ? l->och_par : 1;
-        if (x->c % op->ich_par != 0 || y->c % op->och_par != 0 || y->w % op->ow_par != 0)
+        int groups = op->kind == HL_CONV ? op->groups : 1; /* factors of a group's channels */
+        if (x->c / groups % op->ich_par != 0 || y->c / groups % op->och_par != 0 ||
+            y->w % op->ow_par != 0)
             return cm_error_set(p->err, CM_EINPUT, "%s: layer %s: the design's factors do not "
                                 "divide the model's %lld x %lld x %lld -> %lld x %lld x %lld",
                                 p->origin, op->name, (long long)x->c, (long long)x->h,
@@ -240,15 +242,16 @@ static cm_status write_weights(project *p, int i, cm_strbuf *includes, cm_strbuf
     hg_identifier(op->name, i, id, sizeof id);
     snprintf(rel, sizeof rel, "src/weights/%s.h", id);
     snprintf(guard, sizeof guard, "CM_W_%s_H", id);
+    int64_t ich = op->kind == HL_CONV ? x->c / op->groups : x->c; /* a group's channels */
     if (op->kind == HL_CONV)
-        snprintf(dims, sizeof dims, "[%lld][%lld][%d][%d]", (long long)y->c, (long long)x->c,
+        snprintf(dims, sizeof dims, "[%lld][%lld][%d][%d]", (long long)y->c, (long long)ich,
                  op->fh, op->fw);
     else if (op->kind == HL_DWCONV)
         snprintf(dims, sizeof dims, "[%lld][%d][%d]", (long long)y->c, op->fh, op->fw);
     else
         snprintf(dims, sizeof dims, "[%lld][%lld]", (long long)y->c, (long long)x->c);
     cm_strbuf w = {0}, b = {0};
-    int64_t strides[3] = {x->c * op->fh * op->fw, op->fh * op->fw, op->fw};
+    int64_t strides[3] = {ich * op->fh * op->fw, op->fh * op->fw, op->fw};
     int n_strides = 3;
     if (op->kind == HL_DWCONV)
         strides[0] = op->fh * op->fw, strides[1] = op->fw, n_strides = 2;

@@ -54,11 +54,13 @@ static cm_status task_kind(const cm_layer *l, cm_nn2fpga_kind *kind, cm_error *e
 {
     switch (l->op) {
     case CM_OP_CONV:
-        if (l->groups != 1 && !is_depthwise(l))
-            return cm_error_set(err, CM_EINPUT,
-                                "layer %s: grouped convolution with %d groups is not supported by "
-                                "the nn2fpga backend", l->name, l->groups);
-        *kind = l->groups == 1 ? CM_NN2FPGA_CONV : CM_NN2FPGA_DWCONV;
+        /* a grouped convolution is a conv task over its groups (one engine, the groups in
+         * turn), a depthwise one the dwconv task of section 3.5.1 */
+        if (l->groups < 1 || l->in_shape.c % l->groups || l->out_shape.c % l->groups)
+            return cm_error_set(err, CM_EINPUT, "layer %s: %d groups do not divide its %lld input "
+                                "and %lld output channels", l->name, l->groups,
+                                (long long)l->in_shape.c, (long long)l->out_shape.c);
+        *kind = l->groups == 1 || !is_depthwise(l) ? CM_NN2FPGA_CONV : CM_NN2FPGA_DWCONV;
         return CM_OK;
     case CM_OP_FC: *kind = CM_NN2FPGA_CONV; return CM_OK;
     case CM_OP_POOL_MAX:
@@ -86,6 +88,7 @@ static cm_status task_kind(const cm_layer *l, cm_nn2fpga_kind *kind, cm_error *e
 
 static void set_geometry(cm_nn2fpga_layer *t, const cm_layer *l)
 {
+    t->groups = t->kind == CM_NN2FPGA_CONV && l->op == CM_OP_CONV && l->groups > 1 ? l->groups : 1;
     t->ich = l->in_shape.c;
     t->ih = l->in_shape.h;
     t->iw = l->in_shape.w;
@@ -108,7 +111,8 @@ static void set_derived(cm_nn2fpga_layer *t)
 {
     int64_t och = t->kind == CM_NN2FPGA_CONV ? t->och : 1;
     t->macs = t->kind == CM_NN2FPGA_CONV || t->kind == CM_NN2FPGA_DWCONV
-                  ? t->oh * t->ow * och * t->ich * (t->fh * t->fw + t->merged_fh * t->merged_fw)
+                  ? t->oh * t->ow * och * (t->ich / t->groups) *
+                        (t->fh * t->fw + t->merged_fh * t->merged_fw)
                   : 0;
     t->window_activations = t->kind == CM_NN2FPGA_GLOBAL_POOL
                                 ? 0 : ((t->fh - 1) * t->iw + t->fw - 1) * t->ich; /* eq. 3.5 */

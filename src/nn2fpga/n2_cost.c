@@ -39,6 +39,12 @@ const char *cm_nn2fpga_kind_name(cm_nn2fpga_kind k)
     return (unsigned)k < 4 ? names[k] : "?";
 }
 
+/* A layer made by hand (zeroed, groups unset) is one group. */
+static int64_t groups_of(const cm_nn2fpga_layer *l)
+{
+    return l->groups > 1 ? l->groups : 1;
+}
+
 static bool has_weights(const cm_nn2fpga_layer *l)
 {
     return l->kind == CM_NN2FPGA_CONV || l->kind == CM_NN2FPGA_DWCONV;
@@ -47,11 +53,12 @@ static bool has_weights(const cm_nn2fpga_layer *l)
 static cm_status check_factors(const cm_nn2fpga_layer *l, int owp, int ochp, int ichp,
                                bool uram, cm_error *err)
 {
-    if (owp < 1 || ochp < 1 || ichp < 1 || l->ow % owp || l->och % ochp || l->ich % ichp)
+    int64_t och = l->och / groups_of(l), ich = l->ich / groups_of(l);
+    if (owp < 1 || ochp < 1 || ichp < 1 || l->ow % owp || och % ochp || ich % ichp)
         return cm_error_set(err, CM_EUSAGE,
-                            "%s: unroll factors %d, %d, %d do not divide ow %lld, och %lld, ich %lld",
-                            l->name, owp, ochp, ichp, (long long)l->ow, (long long)l->och,
-                            (long long)l->ich);
+                            "%s: unroll factors %d, %d, %d do not divide ow %lld, och %lld, ich %lld%s",
+                            l->name, owp, ochp, ichp, (long long)l->ow, (long long)och,
+                            (long long)ich, groups_of(l) > 1 ? " (a group's channels)" : "");
     if (ochp != 1 && l->kind != CM_NN2FPGA_CONV)
         return cm_error_set(err, CM_EUSAGE, "%s: och_par must be 1 for a %s layer", l->name,
                             cm_nn2fpga_kind_name(l->kind));
@@ -80,8 +87,9 @@ static void weight_banks(cm_nn2fpga_layer *l)
     l->bram_weights = l->uram_weights = 0;
     if (!has_weights(l))
         return;
+    /* a group's filters read only its ich / groups channels */
     int64_t och = l->kind == CM_NN2FPGA_DWCONV ? 1 : l->och;
-    int64_t depth = (och / l->och_par) * (l->ich / l->ich_par);
+    int64_t depth = (och / l->och_par) * (l->ich / groups_of(l) / l->ich_par);
     int64_t lane = (int64_t)l->och_par * l->ich_par * l->weight_bits;
     int64_t widths[2] = {lane * l->fh * l->fw, lane * l->merged_fh * l->merged_fw};
     for (int i = 0; i < 2; i++) {
@@ -119,10 +127,12 @@ cm_status cm_nn2fpga_configure(cm_nn2fpga_layer *l, int ow_par, int och_par, int
     l->ich_par = ich_par;
     l->weights_in_uram = weights_in_uram;
     /* Eq. 4.8: c_i / c_i^par, the kernel taps cancelling; a depthwise or pooling layer
-     * has one filter per channel. epsilon is the DSP chain's depth (section 4.2.3). */
+     * has one filter per channel, a grouped one's filters ich / groups channels each.
+     * epsilon is the DSP chain's depth (section 4.2.3). */
     int64_t och = l->kind == CM_NN2FPGA_CONV ? l->och : 1;
     int64_t epsilon = has_weights(l) ? (int64_t)ich_par * l->fh * l->fw : 0;
-    l->lc = l->oh * l->ow * och * l->ich / ((int64_t)ow_par * och_par * ich_par) + epsilon;
+    l->lc = l->oh * l->ow * och * (l->ich / groups_of(l)) / ((int64_t)ow_par * och_par * ich_par) +
+            epsilon;
     l->lw = ceil_div(l->ich * l->ih * l->iw, (int64_t)ich_par * ow_par); /* eq. 4.9 */
     l->dsp = dsp_count(l);
     weight_banks(l);

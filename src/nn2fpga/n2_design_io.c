@@ -325,7 +325,10 @@ static cm_status check_entry(n2_reader *r, const cm_nn2fpga_layer *l, const n2_e
 {
     static const char *const keys[3] = {"ow_par", "och_par", "ich_par"};
     static const char *const dims[3] = {"output width", "output channels", "input channels"};
-    const int64_t size[3] = {l->ow, l->och, l->ich};
+    static const char *const group_dims[3] = {"output width", "output channels of a group",
+                                              "input channels of a group"};
+    int64_t groups = l->groups > 1 ? l->groups : 1;
+    const int64_t size[3] = {l->ow, l->och / groups, l->ich / groups};
     if (e->par[1] != 1 && l->kind != CM_NN2FPGA_CONV)
         return cm_error_set(r->err, CM_EINFEASIBLE, "%s: layer %s: och_par %lld must be 1 for a %s "
                                                     "layer", r->path, l->name, (long long)e->par[1],
@@ -334,7 +337,8 @@ static cm_status check_entry(n2_reader *r, const cm_nn2fpga_layer *l, const n2_e
         if (size[k] % e->par[k] != 0)
             return cm_error_set(r->err, CM_EINFEASIBLE,
                                 "%s: layer %s: %s %lld does not divide the %s %lld", r->path, l->name,
-                                keys[k], (long long)e->par[k], dims[k], (long long)size[k]);
+                                keys[k], (long long)e->par[k], groups > 1 ? group_dims[k] : dims[k],
+                                (long long)size[k]);
     if (e->uram && l->kind != CM_NN2FPGA_CONV && l->kind != CM_NN2FPGA_DWCONV)
         return cm_error_set(r->err, CM_EINFEASIBLE,
                             "%s: layer %s: weights_in_uram is true, but a %s layer has no weights",

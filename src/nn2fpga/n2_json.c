@@ -18,11 +18,12 @@ static json_t *resources_json(int64_t dsp, int64_t bram, int64_t uram, int64_t l
 
 static json_t *layer_json(const cm_nn2fpga_layer *l, int64_t period)
 {
-    json_t *o = json_pack("{ss ss s[III] s[III] s[II] si si si si si si sb}", "name", l->name, "kind",
+    json_t *o = json_pack("{ss ss s[III] s[III] s[II] sI si si si si si si sb}", "name", l->name, "kind",
                           cm_nn2fpga_kind_name(l->kind), "in_shape", (json_int_t)l->ich,
                           (json_int_t)l->ih, (json_int_t)l->iw, "out_shape", (json_int_t)l->och,
                           (json_int_t)l->oh, (json_int_t)l->ow, "kernel", (json_int_t)l->fh,
-                          (json_int_t)l->fw, "weight_bits", l->weight_bits, "act_bits", l->act_bits,
+                          (json_int_t)l->fw, "groups", (json_int_t)(l->groups > 1 ? l->groups : 1),
+                          "weight_bits", l->weight_bits, "act_bits", l->act_bits,
                           "pack", l->pack, "ow_par", l->ow_par, "och_par", l->och_par, "ich_par",
                           l->ich_par, "weights_in_uram", l->weights_in_uram);
     json_t *c = json_pack("{sI sI sI sI sI sI sI sb si si}", "lc", (json_int_t)l->lc, "lw",

@@ -1,5 +1,5 @@
 /* The design space of section 4.4.1: for every layer, each (ow_par, och_par, ich_par)
- * of divisors of (ow, och, ich), with the weights in BRAM or URAM, that fits the board
+ * of divisors of (ow, och, ich) (of a group's channels for a grouped convolution), with the weights in BRAM or URAM, that fits the board
  * on its own. The exact optimiser also drops a configuration no better than another in
  * every latency and resource, which changes neither phase's optimum. */
 #include <stdio.h>
@@ -56,9 +56,10 @@ typedef struct factor_sets {
 static void factor_sets_of(const cm_nn2fpga_layer *l, const n2_budget *b, factor_sets *f)
 {
     f->n_ow = divisors(l->ow, f->ow, 64);
-    f->n_och = l->kind == CM_NN2FPGA_CONV ? divisors(l->och, f->och, 128) : 1;
+    int64_t groups = l->groups > 1 ? l->groups : 1; /* the factors divide a group's channels */
+    f->n_och = l->kind == CM_NN2FPGA_CONV ? divisors(l->och / groups, f->och, 128) : 1;
     f->och[0] = 1;
-    f->n_ich = divisors(l->ich, f->ich, 128);
+    f->n_ich = divisors(l->ich / groups, f->ich, 128);
     bool weighted = l->kind == CM_NN2FPGA_CONV || l->kind == CM_NN2FPGA_DWCONV;
     f->n_uram = weighted && b->uram > 0 ? 2 : 1;
 }

@@ -223,9 +223,12 @@ static bool template_ops(const hg_gtask *t, ops_buf *b)
     const char *k = t->kind;
     int64_t words = hg_task_int(t, "NWORDS");
     if (strcmp(k, "conv") == 0) {
+        /* a grouped convolution runs the same nest on each group in turn */
         int64_t taps = hg_task_int(t, "FH") * hg_task_int(t, "FW") * hg_task_int(t, "ICH_PAR");
-        accumulate_ops(b, hg_task_int(t, "OH") * ratio(t, "OW", "OW_PAR"), ratio(t, "ICH", "ICH_PAR"),
-                       ratio(t, "OCH", "OCH_PAR"), log2_ceil(taps) + 2);
+        int64_t groups = hg_task_int(t, "GROUPS") > 1 ? hg_task_int(t, "GROUPS") : 1;
+        accumulate_ops(b, hg_task_int(t, "OH") * ratio(t, "OW", "OW_PAR") * groups,
+                       ratio(t, "ICH", "ICH_PAR") / groups, ratio(t, "OCH", "OCH_PAR") / groups,
+                       log2_ceil(taps) + 2);
     } else if (strcmp(k, "fc") == 0) {
         accumulate_ops(b, 1, ratio(t, "ICH", "ICH_PAR"), ratio(t, "OCH", "OCH_PAR"),
                        log2_ceil(hg_task_int(t, "ICH_PAR")) + 2);

@@ -58,6 +58,21 @@ check() {
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what"; fi
 }
 
+# csim_check PROJECT CXX SANITIZE_FLAGS VECTORS WHAT: an exported HLS project's `make
+# check` (its C simulation against cnnmap run, bit for bit) passes, compared every frame
+# and printed no sanitizer report; the log is left in $tmp/make.log.
+csim_check() {
+  local prj=$1 cxx=$2 sanitize=$3 vectors=$4 what=$5
+  if make -C "$prj" check CXX="$cxx" CM_CSIM_SANITIZE="$sanitize" >"$tmp/make.log" 2>&1; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); echo "FAIL: make check $what with $cxx $sanitize"; tail -5 "$tmp/make.log"
+  fi
+  check "make check $what compared every frame" grep -q "csim: $vectors frames" "$tmp/make.log"
+  check "make check $what: no sanitizer report" \
+    test -z "$(grep -E 'ERROR: AddressSanitizer|runtime error:' "$tmp/make.log")"
+}
+
 finish() {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]

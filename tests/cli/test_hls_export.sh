@@ -26,14 +26,8 @@ check "the top function is a dataflow region of the design's tasks" \
 check "no temporary folder is left" test -z "$(ls "$tmp" | grep -F '.tmp-')"
 
 # The C simulation: bit-identical to cnnmap run on every frame.
-if make -C "$tmp/prj" check CXX="$cxx" CM_CSIM_SANITIZE="$sanitize" >"$tmp/make.log" 2>&1; then
-  passed=$((passed + 1))
-else
-  failed=$((failed + 1)); echo "FAIL: make check with $cxx $sanitize"; tail -5 "$tmp/make.log"
-fi
-check "the check compared every frame" grep -q "csim: $vectors frames" "$tmp/make.log"
+csim_check "$tmp/prj" "$cxx" "$sanitize" "$vectors" ""
 check "no compiler warning" test -z "$(grep -i 'warning:' "$tmp/make.log")"
-check "no sanitizer report" test -z "$(grep -E 'ERROR: AddressSanitizer|runtime error:' "$tmp/make.log")"
 
 # The same inputs through cnnmap run give the expected file byte for byte.
 expect 0 "cnnmap run on the test inputs" -- run "$model" --input "$tmp/prj/tests/inputs.npy" -o "$tmp/run.npy" --quiet

@@ -34,12 +34,7 @@ want = json.load(open(sys.argv[1]))["fifo_depths"]
 got = dict(re.findall(r"CM_STREAM_DEPTH\((s\d+), (\d+)\)", open(sys.argv[2]).read()))
 sys.exit(0 if {k: int(v) for k, v in got.items()} == want else 1)
 PY
-if make -C "$tmp/prj" check CXX="$cxx" CM_CSIM_SANITIZE="$sanitize" >"$tmp/make.log" 2>&1; then
-  passed=$((passed + 1))
-else
-  failed=$((failed + 1)); echo "FAIL: make check at the sized depths with $cxx $sanitize"; tail -5 "$tmp/make.log"
-fi
-check "the C simulation compared every frame bit for bit" grep -q "csim: $vectors frames" "$tmp/make.log"
+csim_check "$tmp/prj" "$cxx" "$sanitize" "$vectors" "at the sized depths"
 
 # The written design simulates at its own depths as sized.
 expect 0 "simulate the sized design at its depths" -- simulate "$tmp/auto.json" --json

@@ -34,6 +34,16 @@ add_test(NAME cli_simulate_nn2fpga_resnet8_a8w8
 add_test(NAME hls_random_designs_resnet8
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/hls/random_designs.sh $<TARGET_FILE:cnnmap_cli>
           ${CM_SHARED_DIR}/models/resnet8_a8w8b16.onnx kv260 2 ${CMAKE_CXX_COMPILER} 3)
+# Grouped convolutions on nn2FPGA (issue 16): the cost model by hand, a refusal, the HLS
+# project bit-identical to cnnmap run, the simulation at the period; random factor sets.
+add_test(NAME cli_nn2fpga_grouped
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_nn2fpga_grouped.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_TEST_MODELS_DIR}/resnet8_grouped.onnx kv260 ${CMAKE_CXX_COMPILER} 5 "${CM_LINK_SANITIZERS}")
+add_test(NAME hls_random_designs_grouped
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/hls/random_designs.sh $<TARGET_FILE:cnnmap_cli>
+          ${CM_TEST_MODELS_DIR}/resnet8_grouped.onnx kv260 2 ${CMAKE_CXX_COMPILER} 3)
+set_tests_properties(cli_nn2fpga_grouped hls_random_designs_grouped PROPERTIES
+  FIXTURES_REQUIRED grouped_model)
 # `cnnmap compare`: every architecture side by side (issue 13).
 add_test(NAME cli_compare
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_compare_cli.sh $<TARGET_FILE:cnnmap_cli>

@@ -2,7 +2,7 @@
 # Random valid nn2FPGA designs through HLS generation (issue 14): the generated code must
 # follow the design, not one fixed shape. For N seeds, every layer of the design that
 # `optimise --backend nn2fpga` chose gets random unroll factors (divisors of its
-# dimensions, och_par 1 on depthwise and pooling layers, products kept small so that the
+# dimensions, a group's channels for a grouped convolution, och_par 1 on depthwise and pooling layers, products kept small so that the
 # board still holds the design, and the skip FIFOs sized again); `evaluate` must accept
 # the edited design, and its
 # exported project must pass `make check` (bit-identical to `cnnmap run`) with streams at
@@ -30,8 +30,9 @@ rng = random.Random(int(sys.argv[3]))
 def divisors(n, cap):
     return [k for k in range(1, min(n, cap) + 1) if n % k == 0]
 for l in d["layers"]:
-    ich, oh, ow = l["in_shape"][0], l["out_shape"][1], l["out_shape"][2]
-    och = l["out_shape"][0]
+    g = l.get("groups", 1)  # a grouped convolution's factors divide a group's channels
+    ich, oh, ow = l["in_shape"][0] // g, l["out_shape"][1], l["out_shape"][2]
+    och = l["out_shape"][0] // g
     for attempt in range(100):  # at most 8 products per cycle per layer: the board holds it
         l["ow_par"] = rng.choice(divisors(ow, 8))
         l["ich_par"] = rng.choice(divisors(ich, 8))

@@ -12,6 +12,11 @@ if(CM_SYSTEM_PYTHON)
     COMMAND ${CM_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/models/make_zoo.py
             ${CM_TEST_MODELS_DIR}/zoo)
   set_tests_properties(generate_zoo_models PROPERTIES FIXTURES_SETUP zoo_models TIMEOUT 600)
+  # The shared QONNX ResNet-8 with three grouped convolutions, for nn2FPGA's grouped engine.
+  add_test(NAME generate_grouped_model
+    COMMAND ${CM_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/models/make_grouped.py
+            ${CM_SHARED_DIR}/models ${CM_TEST_MODELS_DIR}/resnet8_grouped.onnx)
+  set_tests_properties(generate_grouped_model PROPERTIES FIXTURES_SETUP grouped_model TIMEOUT 120)
 
   # Every torchvision network (classification, segmentation, detection and the
   # detection backbones) at opsets 11, 13 and 17, without weight bytes; the check
