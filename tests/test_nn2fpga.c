@@ -273,6 +273,30 @@ static void test_resnet8(void **state)
     check_model("resnet8_a4w4b32.onnx", "ultra96-v2");
 }
 
+/* The ports bound S: the input port takes a 32x32 pixel a cycle, so ResNet-8 on a U250,
+ * whose DSPs would run every layer in about 540 cycles, gets S = 1,024 (bip and exact
+ * alike), with every layer within it and phase 1's S at the floor too. */
+static void test_port_floor(void **state)
+{
+    (void)state;
+    check_model("resnet8_a8w8b16.onnx", "u250");
+    cm_graph *g = cm_test_load_shared("resnet8_a8w8b16.onnx");
+    cm_nn2fpga_result r;
+    cm_error err = {0};
+    if (optimise(g, "u250", CM_NN2FPGA_BIP, &r, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(r.port_cycles, 32 * 32);
+    assert_int_equal(r.period, 1024);
+    assert_int_equal(r.period_phase1, 1024);
+    cm_nn2fpga_result_free(&r);
+    /* on the KV260 the layers are the bottleneck: the floor changes nothing */
+    if (optimise(g, "kv260", CM_NN2FPGA_BIP, &r, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    assert_true(r.period > r.port_cycles);
+    cm_nn2fpga_result_free(&r);
+    cm_graph_free(g);
+}
+
 static void test_resnet20(void **state)
 {
     (void)state;
@@ -350,7 +374,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_conv1),   cmocka_unit_test(test_hand_conv0),
         cmocka_unit_test(test_hand_merged),  cmocka_unit_test(test_hand_pack4),
-        cmocka_unit_test(test_hand_grouped),
+        cmocka_unit_test(test_hand_grouped), cmocka_unit_test(test_port_floor),
         cmocka_unit_test(test_skip_buffers), cmocka_unit_test(test_resnet8),
         cmocka_unit_test(test_resnet20),     cmocka_unit_test(test_mobilenet),
         cmocka_unit_test(test_float_model),  cmocka_unit_test(test_too_few_dsps),

@@ -71,6 +71,7 @@ static const model_case models[] = {
     {"resnet8_a4w4b32.onnx", "kv260", 1, false},
     {"resnet20_a8w8b16.onnx", "kv260", 1, false},
     {"mobilenet_v2_a8w6b32.onnx", "zcu102", 5, true},
+    {"resnet8_a8w8b16.onnx", "u250", 1, false}, /* S is the input port's 1,024 cycles */
 };
 
 /* Simulated latency against the analytic one (nn2fpga.c): the model has each layer's
@@ -706,6 +707,7 @@ int main(void)
         MODEL_TEST("optimised_resnet8_a4w4", optimised, 1),
         MODEL_TEST("optimised_resnet20", optimised, 2),
         MODEL_TEST("optimised_mobilenet_v2", optimised, 3),
+        MODEL_TEST("optimised_resnet8_u250", optimised, 4),
         MODEL_TEST("skips_resnet8", skips, 0),
         MODEL_TEST("skips_resnet20", skips, 2),
         MODEL_TEST("unoptimised_resnet8", unoptimised, 0),

@@ -123,6 +123,10 @@ typedef struct cm_nn2fpga_result {
     cm_nn2fpga_phase phases[2];
 
     int64_t period;          /* S after phase 2 (cycles) */
+    /* The top function's ports: the input takes a pixel (all its channels) a cycle, the
+     * output gives a value a cycle, so a frame holds the larger of the first task's
+     * input pixels and the last task's output values, and S is never below it. */
+    int64_t port_cycles;
     int64_t period_phase1;   /* S after phase 1: never lower than period */
     int64_t dsp_phase1, bram_phase1, uram_phase1;
     int64_t dsp, bram18, uram; /* totals: layers plus skip buffers */

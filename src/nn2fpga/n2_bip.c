@@ -272,10 +272,11 @@ static void add_period_rows(program *p, const n2_space *sp, const int *layer_of_
     }
 }
 
-/* S is at least every layer's fastest configuration: a free bound for the solver. */
+/* S is at least every layer's fastest configuration and the ports' cycles a frame: a
+ * free bound for the solver. */
 static double period_lower_bound(const n2_space *sp)
 {
-    int64_t lb = 0;
+    int64_t lb = sp->period_floor;
     for (int t = 0; t < sp->n_layers; t++) {
         int64_t best = INT64_MAX;
         for (int k = sp->first[t]; k < sp->first[t + 1]; k++)
@@ -461,14 +462,16 @@ static int compare_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The distinct latencies of all configurations at or above the lower bound. */
+/* The distinct latencies of all configurations at or above the lower bound, and the bound
+ * itself: the ports' cycles, when they exceed every layer's fastest, are no layer's. */
 static int64_t *candidate_periods(const n2_space *sp, int *n)
 {
-    int64_t *v = malloc(((size_t)sp->n_cfg + 1) * sizeof *v);
+    int64_t *v = malloc(((size_t)sp->n_cfg + 2) * sizeof *v);
     if (!v)
         return NULL;
     int64_t lb = (int64_t)period_lower_bound(sp);
     int k = 0;
+    v[k++] = lb;
     for (int i = 0; i < sp->n_cfg; i++)
         if (n2_config_latency(&sp->cfg[i]) >= lb)
             v[k++] = n2_config_latency(&sp->cfg[i]);

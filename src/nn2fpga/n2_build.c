@@ -236,6 +236,11 @@ cm_status cm_nn2fpga_build(const cm_graph *g, const cm_nn2fpga_options *o, cm_nn
     }
     if (st == CM_OK)
         st = build_tasks(g, o, merge, merge + g->n_layers + 1, out, err);
+    if (st == CM_OK && out->n_layers > 0) { /* a pixel a cycle in, a value a cycle out */
+        const cm_nn2fpga_layer *first = &out->layers[0], *last = &out->layers[out->n_layers - 1];
+        int64_t in = first->ih * first->iw, values = last->och * last->oh * last->ow;
+        out->port_cycles = in > values ? in : values;
+    }
     free(merge);
     free(blocks);
     if (st != CM_OK)

@@ -52,6 +52,7 @@ typedef struct n2_space {
     n2_config *cfg;
     int n_cfg;
     int enumerated;
+    int64_t period_floor; /* the ports' cycles a frame (cm_nn2fpga_result.port_cycles) */
 } n2_space;
 
 /* What the board offers the layers (skip buffers already taken out of BRAM). */

@@ -139,6 +139,7 @@ cm_status n2_space_build(const cm_nn2fpga_result *r, const cm_board *board, cons
     for (int t = 0; t < r->n_layers; t++)
         cap += layer_capacity(&r->layers[t], b);
     sp->n_layers = r->n_layers;
+    sp->period_floor = r->port_cycles;
     sp->first = calloc((size_t)r->n_layers + 1, sizeof *sp->first);
     sp->enumerated_in = calloc((size_t)r->n_layers + 1, sizeof *sp->enumerated_in);
     sp->cfg = malloc((cap + 1) * sizeof *sp->cfg);

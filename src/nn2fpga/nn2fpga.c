@@ -100,6 +100,8 @@ void n2_totals(cm_nn2fpga_result *r, int batch)
         if (lat > r->period)
             r->period = lat;
     }
+    if (r->port_cycles > r->period)
+        r->period = r->port_cycles;
     int64_t first = first_frame_latency(r);
     r->batch = batch > 0 ? batch : 1;
     /* Saturates rather than wraps: a design file may ask for any batch in range. */
@@ -188,7 +190,10 @@ static cm_status run_solver(cm_nn2fpga_result *r, const n2_space *sp, const n2_b
         st = cheapest_choice(sp, b, limit, choice, err);
     if (st != CM_OK)
         return st;
+    /* phase 2 may slow the layers down to the ports' pace: it costs no frame rate */
     r->period_phase1 = period_of(sp, choice);
+    if (r->period_phase1 < sp->period_floor)
+        r->period_phase1 = sp->period_floor;
     r->phases[0].objective = (double)r->period_phase1;
     phase1_resources(r, sp, choice);
     int *again = malloc(((size_t)sp->n_layers + 1) * sizeof *again);
