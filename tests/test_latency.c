@@ -311,6 +311,93 @@ static void test_residual_by_hand(void **state)
     cm_graph_free(g);
 }
 
+/* x 2x4x4 -> convA 2x3x3 pad 1 -> Resize (nearest, x2) -> 2x8x8 -> LayerNorm over the
+ * channels (ConvNeXt's permute, LayerNormalization, permute back) -> convB 2x3x3 pad 1
+ * -> y 2x8x8 (no biases). */
+static cm_graph *resize_norm_net(void)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_opset(m, 17);
+    ob_input(m, "x", 4, (int64_t[]){1, 2, 4, 4});
+    ob_init_float(m, "scales", 1, (int64_t[]){4}, (float[]){1, 1, 2, 2});
+    ob_init_float(m, "gamma", 1, (int64_t[]){2}, (float[]){1.0f, 0.5f});
+    ob_init_float(m, "beta", 1, (int64_t[]){2}, (float[]){0.0f, 0.1f});
+    conv(m, "convA", "x", "a", 2, 2, 1);
+    ob_attr_string(ob_node(m, "Resize", "up", "a,,scales", "u"), "mode", "nearest");
+    ob_attr_ints(ob_node(m, "Transpose", "to_last", "u", "t"), "perm", 4, (int64_t[]){0, 2, 3, 1});
+    Onnx__NodeProto *ln = ob_node(m, "LayerNormalization", "ln", "t,gamma,beta", "n");
+    ob_attr_int(ln, "axis", -1);
+    ob_attr_ints(ob_node(m, "Transpose", "to_first", "n", "nb"), "perm", 4,
+                 (int64_t[]){0, 3, 1, 2});
+    conv(m, "convB", "nb", "y", 2, 2, 1);
+    ob_output(m, "y", 4, NULL);
+    return load_model(m);
+}
+
+/* The resize and the normalisation are pointwise steps (blocks Conv, ReLU, ReLU, Conv;
+ * SDF nodes memory 0, convA window 1 and bank 2, up 3, ln 4, convB window 5 and bank 6).
+ * One stream each, m = 9, N = 1:
+ *   up reads convA's 4x4x2 = 32 words (II 32 on arc 2) and writes its 8x8x2 = 128-word
+ *   output walk (II 128 on arc 3); its first output row waits for input row 0: depth
+ *   4 columns x 2 channels = 8.
+ *   ln: 128 in, 128 out; its first output waits for its pixel's 2 channels: depth 2; it
+ *   holds two pixels (2 x 2 x 16 bits: one BRAM18, at least one bank per two streams)
+ *   and two multipliers a stream (2 DSP).
+ *   depth: convA window 6*2*2 + 2*3*2 = 36, + 1 chunk + 2 channels x 2 filter passes =
+ *   41; convB 10*2*2 + 2*3*2 = 52 + 1 + 4 = 57; in all 41 + 8 + 2 + 57 = 108.
+ * With 2 streams on ln each holds its channel: no buffer, 4 DSPs, depth 1. A GroupNorm
+ * (statistics over the whole map) is refused, naming the layer. */
+static void test_resize_norm_by_hand(void **state)
+{
+    (void)state;
+    cm_graph *g = resize_norm_net();
+    assert_int_equal(g->n_layers, 4);
+    cm_board b = zc706();
+    cm_latency_options o;
+    cm_latency_options_init(&o);
+    o.input_folding = false;
+    bool cut[2] = {false, false};
+    int coarse[4] = {1, 1, 1, 1}, macc[4] = {9, 1, 1, 9};
+    cm_latency_point p = {cut, coarse, macc, NULL};
+    cm_latency_design d;
+    cm_error err = {0};
+    if (cm_latency_evaluate(g, &b, &o, &p, &d, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(d.n_subgraphs, 1);
+    assert_int_equal(d.n_blocks, 4);
+    assert_int_equal(d.blocks[1].kind, CM_LATENCY_RELU);
+    assert_int_equal(d.blocks[2].kind, CM_LATENCY_RELU);
+    const cm_latency_subgraph *s = &d.subgraphs[0];
+    assert_float_equal(at(&d, s->ii, 2, 3), 32, 1e-9);
+    assert_float_equal(at(&d, s->ii, 3, 3), 128, 1e-9);
+    assert_float_equal(at(&d, s->ii, 3, 4), 128, 1e-9);
+    assert_float_equal(at(&d, s->ii, 4, 4), 128, 1e-9);
+    assert_float_equal(s->depth_cycles, 108, 1e-9);
+    assert_int_equal(d.blocks[1].res.dsp, 0); /* nearest: no multiplier */
+    assert_int_equal(d.blocks[2].res.dsp, 2);
+    assert_int_equal(d.blocks[2].res.bram18, 1);
+    cm_latency_design_free(&d);
+
+    coarse[2] = 2;
+    if (cm_latency_evaluate(g, &b, &o, &p, &d, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(d.blocks[2].res.dsp, 4);
+    assert_int_equal(d.blocks[2].res.bram18, 0);
+    assert_float_equal(d.subgraphs[0].depth_cycles, 107, 1e-9);
+    cm_latency_design_free(&d);
+    cm_graph_free(g);
+
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 4, 4, 4});
+    conv(m, "convA", "x", "a", 4, 4, 1);
+    ob_group_norm(m, "a", "y", 4, 2, NULL, 1.0f, NULL, NULL);
+    ob_output(m, "y", 4, NULL);
+    g = load_model(m);
+    assert_int_equal(cm_latency_optimise(g, &b, &o, &d, &err), CM_EINPUT);
+    assert_non_null(strstr(err.message, "over the whole map"));
+    cm_graph_free(g);
+}
+
 /* ResNet's downsampling block as torchvision writes it: x 2x4x4 -> convA -> reluA,
  * then the block's first convolution c3 (of reluA), the shortcut c4 (of reluA), r3 =
  * relu(c3), c5 (of r3), add(c5, c4); every conv 2 filters, 3x3, pad 1. In the graph's
@@ -793,6 +880,7 @@ int main(void)
         cmocka_unit_test(test_alexnet_case_study),
         cmocka_unit_test(test_minimal_point),
         cmocka_unit_test(test_pass_name),
+        cmocka_unit_test(test_resize_norm_by_hand),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_choice_in_library),
     };

@@ -80,11 +80,12 @@ static cm_status merge_pattern(cm_lat_arch *a, const cm_lat_step *steps, int n, 
 }
 
 /* A step that can run on a slice of the maps ahead of a folded weight layer: it works
- * channel by channel and nothing else reads it. */
+ * channel by channel (a normalisation over each pixel's channels does not) and nothing
+ * else reads it. */
 static bool channelwise(const cm_lat_layer *l)
 {
     return (l->kind == CM_LATENCY_POOL || l->kind == CM_LATENCY_RELU) && l->nin == l->nout &&
-           l->side_words == 0 && !l->spills;
+           l->side_words == 0 && !l->spills && !l->normalise;
 }
 
 static cm_status group_steps(const cm_lat_net *net, cm_lat_group *g, bool input_folding,

@@ -79,8 +79,15 @@ int cm_lat_step_entries(const cm_lat_layer *l, cm_latency_block_kind kind, int f
     case CM_LATENCY_RELU:
     case CM_LATENCY_ELTWISE:
         /* a word in and out a cycle per stream; a slice reads more than it writes, a
-         * broadcast product's one-pixel operand less */
+         * broadcast product's one-pixel operand less, a resize writes its output walk */
         e[0] = (cm_lat_entry){-(double)l->rows * l->cols * (l->nin / folds), -c, out / folds, c};
+        /* the first output waits for the rows it blends (a resize) or its pixel's
+         * channels (a normalisation) */
+        if (l->resize)
+            *depth = (l->interpolate && l->rows > 1 ? 2.0 : 1.0) * l->cols *
+                     ceil_div((double)(l->nin / folds), c);
+        else if (l->normalise)
+            *depth = ceil_div((double)(l->nin / folds), c);
         return 1;
     case CM_LATENCY_ACCUM:
         /* the f_in partial maps of the folded layer, summed into its output (a grouped
@@ -270,6 +277,63 @@ static cm_resources block_resources(cm_latency_block_kind k, const cm_lat_size *
     return c.res;
 }
 
+/* What a pointwise block needs beside its streams to run layer l on `channels` of its
+ * maps with `coarse` streams, as the throughput-driven fpgaConvNet model costs the same
+ * layer: a resize's row buffers (and bilinear's four multipliers a stream), a
+ * normalisation's two-pixel buffer and two multipliers a stream. */
+static cm_resources buffered_pointwise(const cm_lat_layer *l, int channels, int coarse, int wb)
+{
+    cm_resources r = {0};
+    const int c = coarse < channels ? coarse : channels;
+    if (l->resize) {
+        cm_fcn_layer x;
+        cm_fcn_layer_init(&x, CM_FCN_RESIZE);
+        x.rows = l->rows;
+        x.cols = l->cols;
+        x.channels = channels;
+        x.coarse_in = x.coarse_out = c;
+        x.data_width = wb;
+        cm_fcn_resize_init(&x, l->rows_out, l->cols_out, l->interpolate);
+        cm_block_cost cost;
+        cm_fcn_layer_cost(&x, &cost);
+        r = cost.res;
+    } else if (l->normalise && c < channels) {
+        const int64_t bits = 2 * (int64_t)channels * wb, banks = (c + 1) / 2;
+        const int64_t brams = (bits + 18431) / 18432;
+        r.bram18 = brams > banks ? brams : banks;
+        r.dsp = 2 * (int64_t)c;
+    } else if (l->normalise) {
+        r.dsp = 2 * (int64_t)c;
+    }
+    return r;
+}
+
+static void max_into(cm_resources *into, const cm_resources *r)
+{
+    into->dsp = into->dsp > r->dsp ? into->dsp : r->dsp;
+    into->bram18 = into->bram18 > r->bram18 ? into->bram18 : r->bram18;
+    into->lut = into->lut > r->lut ? into->lut : r->lut;
+    into->ff = into->ff > r->ff ? into->ff : r->ff;
+    into->uram = into->uram > r->uram ? into->uram : r->uram;
+}
+
+/* A pointwise block that also resizes or normalises is sized for the most any layer
+ * scheduled on it needs (the block is shared, the buffers too). */
+static void buffered_blocks(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
+                            cm_lat_eval *e)
+{
+    for (int si = 0; si < e->n_subs; si++)
+        for (int k = 0; k < e->subs[si].n_steps; k++) {
+            const cm_lat_step *s = &e->subs[si].steps[k];
+            const cm_lat_layer *l = &a->net->l[s->layer];
+            if (s->kind != CM_LATENCY_RELU || (!l->resize && !l->normalise))
+                continue;
+            int folds = cm_lat_step_slices(e->subs[si].fold, e->subs[si].folds, s->kind);
+            cm_resources r = buffered_pointwise(l, l->nin / folds, f->coarse[s->block], m->word_bits);
+            max_into(&e->block_res[s->block], &r);
+        }
+}
+
 static void resources(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
                       cm_lat_eval *e, cm_lat_size *sizes)
 {
@@ -289,8 +353,11 @@ static void resources(const cm_lat_arch *a, const cm_lat_machine *m, const cm_la
         e->block_res[b] = block_resources(a->kind[b], &sizes[b], f, b, m->word_bits);
         e->block_kernel[2 * b] = sizes[b].kernel[0];
         e->block_kernel[2 * b + 1] = sizes[b].kernel[1];
-        cm_resources_add(&e->res, &e->block_res[b]);
     }
+    if (a->net->buffers)
+        buffered_blocks(a, m, f, e);
+    for (int b = 0; b < a->n_blocks; b++)
+        cm_resources_add(&e->res, &e->block_res[b]);
 }
 
 /* ---- timing ---- */

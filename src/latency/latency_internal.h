@@ -24,6 +24,10 @@ typedef struct cm_lat_layer {
     int kernel[2], stride[2], pad[4];
     int groups;               /* a grouped convolution's groups (1 otherwise) */
     bool global;              /* a global pooling: a sum per channel, no window */
+    /* Pointwise layers that buffer: a resize to rows_out x cols_out over a row buffer
+     * (bilinear when interpolate), and a normalisation over each pixel's channels (layer
+     * norm, L2 norm) over a pixel buffer, which a slice of the channels cannot do. */
+    bool resize, interpolate, normalise;
     bool has_bias;
     int64_t weights, biases;  /* words */
     uint64_t macs;
@@ -46,6 +50,7 @@ typedef struct cm_lat_net {
     int n_graph_layers;
     int *at_graph;    /* per graph layer: its net index, -1 for a layer without hardware */
     uint64_t macs;
+    bool buffers;     /* some layer resizes or normalises (cm_lat_layer) */
 } cm_lat_net;
 
 cm_status cm_lat_net_build(const cm_graph *g, cm_lat_net *net, cm_error *err);

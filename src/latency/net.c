@@ -27,8 +27,12 @@ static bool kind_of(const cm_layer *l, cm_latency_block_kind *k)
     case CM_OP_RELU:
     case CM_OP_ACTIVATION:
     case CM_OP_BATCHNORM:
-    case CM_OP_SLICE:   /* streams the channels it keeps, drops the rest */
-    case CM_OP_SHUFFLE: /* reorders a pixel's channels */
+    case CM_OP_SLICE:    /* streams the channels it keeps, drops the rest */
+    case CM_OP_SHUFFLE:  /* reorders a pixel's channels */
+    case CM_OP_UPSAMPLE: /* walks its output over a row buffer */
+        *k = CM_LATENCY_RELU;
+        return true;
+    case CM_OP_LAYERNORM: /* over a pixel's channels (fill_layer refuses a whole map's) */
         *k = CM_LATENCY_RELU;
         return true;
     case CM_OP_ADD:
@@ -130,10 +134,17 @@ static cm_status fill_layer(net_build *b, int gi, cm_lat_layer *l, cm_error *err
     memset(l, 0, sizeof *l);
     l->graph_index = gi;
     l->groups = 1;
+    if (src->op == CM_OP_LAYERNORM && src->norm_map)
+        return cm_error_set(err, CM_EINPUT, "layer %s (%s): the latency-driven flow has no "
+                            "building block for a normalisation over the whole map (its passes "
+                            "stream slices of it)", src->name, cm_op_name(src->op));
     if (!kind_of(src, &l->kind) || src->n_inputs < 1)
         return cm_error_set(err, CM_EINPUT,
                             "layer %s (%s): the latency-driven flow has no building block for it",
                             src->name, cm_op_name(src->op));
+    l->resize = src->op == CM_OP_UPSAMPLE;
+    l->interpolate = l->resize && src->interpolate;
+    l->normalise = src->op == CM_OP_LAYERNORM;
     const int main = b->main_at[b->net->n] = main_operand(b, src);
     const lat_source from = source_of(b, src->inputs[main]);
     l->starts = b->net->n > 0 && from != b->net->n - 1;
@@ -269,6 +280,7 @@ cm_status cm_lat_net_build(const cm_graph *g, cm_lat_net *net, cm_error *err)
         if (l->kind == CM_LATENCY_CONV)
             net->weight_at[net->n_weight++] = net->n;
         net->macs += l->macs;
+        net->buffers |= l->resize || l->normalise;
         net->n++;
     }
     if (st == CM_OK && net->n_weight == 0)
