@@ -625,6 +625,48 @@ static void test_folding_after_pool(void **state)
     cm_graph_free(g);
 }
 
+/* test_folding_after_pool with a LayerNorm over the channels in the pool's place: its
+ * statistics span all 32 maps, so no pass can normalise a slice of 8 of them, and the
+ * group is not folded (blocks: pointwise and conv, no accumulation): the 2,048-word
+ * filters overflow a one-BRAM18 bank (infeasible), and fit four (512 words each). */
+static void test_no_folding_after_norm(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_opset(m, 17);
+    ob_input(m, "x", 4, (int64_t[]){1, 32, 4, 4});
+    ob_init_float(m, "gamma", 1, (int64_t[]){32}, NULL);
+    ob_init_float(m, "beta", 1, (int64_t[]){32}, NULL);
+    ob_attr_ints(ob_node(m, "Transpose", "to_last", "x", "t"), "perm", 4, (int64_t[]){0, 2, 3, 1});
+    ob_attr_int(ob_node(m, "LayerNormalization", "ln", "t,gamma,beta", "n"), "axis", -1);
+    ob_attr_ints(ob_node(m, "Transpose", "to_first", "n", "nb"), "perm", 4,
+                 (int64_t[]){0, 3, 1, 2});
+    conv(m, "conv", "nb", "y", 64, 32, 1);
+    ob_output(m, "y", 4, NULL);
+    cm_graph *g = load_model(m);
+    cm_board b = zc706();
+    cm_latency_options o;
+    cm_latency_options_init(&o);
+    bool cut[1] = {false};
+    int coarse[2] = {1, 1}, macc[2] = {1, 9}, bank[2] = {1, 1};
+    cm_latency_point p = {cut, coarse, macc, bank};
+    cm_latency_design d;
+    cm_error err = {0};
+    assert_int_equal(cm_latency_evaluate(g, &b, &o, &p, &d, &err), CM_OK);
+    assert_int_equal(d.n_blocks, 2);
+    assert_int_equal(d.blocks[0].kind, CM_LATENCY_RELU);
+    assert_int_equal(d.n_subgraphs, 1);
+    assert_false(d.feasible);
+    cm_latency_design_free(&d);
+    bank[1] = 4;
+    assert_int_equal(cm_latency_evaluate(g, &b, &o, &p, &d, &err), CM_OK);
+    assert_true(d.feasible);
+    assert_int_equal(d.n_subgraphs, 1);
+    assert_int_equal(d.subgraphs[0].folds, 1);
+    cm_latency_design_free(&d);
+    cm_graph_free(g);
+}
+
 /* ResNet-8: the flow maps it, with an element-wise block for the skip connections,
  * and within the ZC706. */
 static void test_resnet8(void **state)
@@ -881,6 +923,7 @@ int main(void)
         cmocka_unit_test(test_minimal_point),
         cmocka_unit_test(test_pass_name),
         cmocka_unit_test(test_resize_norm_by_hand),
+        cmocka_unit_test(test_no_folding_after_norm),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_choice_in_library),
     };
