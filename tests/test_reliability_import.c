@@ -103,6 +103,30 @@ static void test_names_with_control_characters(void **state)
     free(buf);
 }
 
+/* fuzz_run's finding: an empty initializer (a zero dimension) whose other dimensions
+ * multiply past 2^40 passed the TensorProto reader's bound, which stopped at the zero,
+ * and cm_array_new refused it without naming the file. Now the reader bounds the
+ * non-zero dimensions' product as cm_array_new does, and names the file and tensor
+ * (fuzz/corpus/run/regress_empty_tensor_huge_dims.onnx). */
+static void test_empty_tensor_huge_dims(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 2, (int64_t[]){1, 2});
+    ob_init_float(m, "e", 3, (int64_t[]){0, 8388608, 8388608}, NULL);
+    ob_node(m, "Add", "add", "x,x", "y");
+    ob_output(m, "y", 2, NULL);
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_model_free(m);
+    cm_runner *r = NULL;
+    cm_error err = {0};
+    assert_int_equal(cm_runner_load_buffer(buf, len, ORIGIN, NULL, &r, &err), CM_EINPUT);
+    assert_null(r);
+    assert_contains(err.message, ORIGIN ": tensor 'e' has dimension 8388608 at axis 2");
+    free(buf);
+}
+
 /* ---- 1. Integer overflow in window arithmetic and constant folding ---- */
 
 /* The issue's reproducer: MaxPool with strides INT64_MAX and ceil_mode 1 computed
@@ -787,6 +811,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names_with_control_characters),
+        cmocka_unit_test(test_empty_tensor_huge_dims),
         cmocka_unit_test(test_pool_huge_stride_ceil),
         cmocka_unit_test(test_window_huge_geometry),
         cmocka_unit_test(test_window_limit_accepted),

@@ -118,12 +118,15 @@ cm_status cm_array_from_tensor_proto(const Onnx__TensorProto *tp, const char *di
     if (tp->n_dims > CM_ARRAY_MAX_RANK)
         return cm_error_set(err, CM_EINPUT, "%s: tensor '%s' has rank %zu (at most %d)", origin,
                             name, tp->n_dims, CM_ARRAY_MAX_RANK);
-    int64_t count = 1;
+    /* bounded as cm_array_new bounds it, on the product of the non-zero dims, so that an
+     * empty tensor with huge other dims is refused here, naming the file */
+    int64_t count = 1, nonzero = 1;
     for (size_t k = 0; k < tp->n_dims; k++) {
-        if (tp->dims[k] < 0 || (tp->dims[k] > 0 && count > CM_RUN_ELEMENTS_MAX / tp->dims[k]))
+        if (tp->dims[k] < 0 || tp->dims[k] > (CM_RUN_ELEMENTS_MAX - 1) / nonzero)
             return cm_error_set(err, CM_EINPUT, "%s: tensor '%s' has dimension %lld at axis %zu",
                                 origin, name, (long long)tp->dims[k], k);
         count *= tp->dims[k];
+        nonzero *= tp->dims[k] > 0 ? tp->dims[k] : 1;
     }
     size_t need = (size_t)count * size;
     const uint8_t *raw = NULL;
