@@ -297,13 +297,13 @@ static cm_resources buffered_pointwise(const cm_lat_layer *l, int channels, int 
         cm_block_cost cost;
         cm_fcn_layer_cost(&x, &cost);
         r = cost.res;
-    } else if (l->normalise && c < channels) {
-        const int64_t bits = 2 * (int64_t)channels * wb, banks = (c + 1) / 2;
-        const int64_t brams = (bits + 18431) / 18432;
-        r.bram18 = brams > banks ? brams : banks;
-        r.dsp = 2 * (int64_t)c;
     } else if (l->normalise) {
         r.dsp = 2 * (int64_t)c;
+        if (c < channels) { /* with a stream a channel every word of a pixel is there */
+            const int64_t bits = 2 * (int64_t)channels * wb, banks = (c + 1) / 2;
+            const int64_t brams = (bits + 18431) / 18432;
+            r.bram18 = brams > banks ? brams : banks;
+        }
     }
     return r;
 }
