@@ -164,6 +164,16 @@ static void test_cnv_init(void **state)
     cm_design_free(d);
 }
 
+/* Equal to rounding: a folding change moves the first-frame figures of the nodes
+ * past the point where it has become one shift (first_frame.c) rather than timing
+ * them afresh, so the incremental figures may differ from a fresh timing in the last
+ * bits; anything more is a wrong figure. */
+static void assert_same_time(double fresh, double kept)
+{
+    if (!(fabs(fresh - kept) <= 1e-12 * fabs(fresh)))
+        fail_msg("incremental %.17g, fresh %.17g", kept, fresh);
+}
+
 /* Compares every partition aggregate of d with a full recomputation. */
 static void assert_aggregates_fresh(cm_design *d)
 {
@@ -182,21 +192,25 @@ static void assert_aggregates_fresh(cm_design *d)
         cm_partition_info after;
         cm_design_partition_info(d, p, &after);
         assert_true(after.interval_cycles == before[p].interval_cycles);
-        assert_true(after.depth_cycles == before[p].depth_cycles);
+        assert_same_time(after.depth_cycles, before[p].depth_cycles);
         assert_memory_equal(&after.res, &before[p].res, sizeof after.res);
     }
-    assert_true(cm_design_cost(d) == cost);
+    assert_same_time(cm_design_cost(d), cost);
     assert_int_equal(cm_design_feasible(d), feasible);
 }
 
-/* Random folding moves and cuts on CNV: after each, the incrementally maintained
- * aggregates equal a full re-evaluation. */
+/* Random folding moves and cuts on CNV (a chain; FINN's late rows) and on ResNet-20
+ * (merges and forks, where a change reaches the next Add by two paths): after each,
+ * the incrementally maintained aggregates equal a full re-evaluation. */
 static void test_incremental_matches_full(void **state)
 {
     (void)state;
     cm_backend backends[3] = {CM_BACKEND_FPGACONVNET, CM_BACKEND_FINN, CM_BACKEND_HLS4ML};
-    for (int b = 0; b < 3; b++) {
-        cm_design *d = cnv(backends[b], 4);
+    char resnet[1024];
+    cm_test_shared_model("resnet20_a8w8b16.onnx", resnet, sizeof resnet);
+    for (int b = 0; b < 6; b++) {
+        cm_design *d = b < 3 ? cnv(backends[b], 4)
+                             : make_design(resnet, "zcu102", backends[b - 3], 0);
         unsigned seed = 12345;
         int n = cm_design_node_count(d);
         for (int step = 0; step < 400; step++) {
@@ -210,6 +224,7 @@ static void test_incremental_matches_full(void **state)
                 f[k] = v[(seed >> 8) % (unsigned)count];
             }
             cm_design_set_folding(d, node, f[0], f[1], f[2]);
+            (void)cm_design_cost(d); /* as a search looks after each move */
             if (step % 50 == 7 && cm_design_can_cut_after(d, node)) {
                 cm_error err = {0};
                 cm_design_split(d, node, &err); /* may already be a cut */

@@ -193,6 +193,11 @@ void cm_design_summarise(const cm_design *d, cm_design_summary *out);
  * minimising the batch latency maximises throughput, eq. 4). */
 double cm_design_cost(const cm_design *d);
 bool cm_design_feasible(const cm_design *d);
+/* Times every partition's first frame afresh. A search's moves keep the figures up to
+ * date by moving what a change only shifts, which agrees with a fresh timing to
+ * rounding; after this the figures are the design's own, whatever moves led to it (so
+ * a design written and read again reports the same). */
+void cm_design_retime(cm_design *d);
 
 /* Number of node-cost evaluations so far (memo hits included). */
 uint64_t cm_design_evaluations(const cm_design *d);

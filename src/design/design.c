@@ -40,19 +40,21 @@ static void memo_init(cm_design *d, int i)
     }
 }
 
+/* v's position in the sorted valid list, -1 when absent. Halving without a branch on
+ * the comparison: a search's moves pick values at random, so a branching search
+ * mispredicts about every other step, and this lookup is part of every move. */
 static int value_index(const cm_hd_values *vals, int64_t v)
 {
-    int lo = 0, hi = vals->count - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (vals->v[mid] == v)
-            return mid;
-        if (vals->v[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
+    const int64_t *base = vals->v;
+    int n = vals->count;
+    if (n <= 0)
+        return -1;
+    while (n > 1) {
+        const int half = n / 2;
+        base = base[half] <= v ? base + half : base;
+        n -= half;
     }
-    return -1;
+    return *base == v ? (int)(base - vals->v) : -1;
 }
 
 static int64_t valid_at_most(const cm_hd_values *vals, int64_t v)
@@ -161,9 +163,9 @@ static int incident_bad_edges(const cm_design *d, int i)
 
 /* What the first frame takes beyond the interval (first_frame.c), from node `from` on
  * timed again. */
-static double part_depth(const cm_design *d, const cm_part *p, int from)
+static double part_depth(const cm_design *d, const cm_part *p, int from, bool whole)
 {
-    const double ff = cm_design_first_frame(d, p->first, p->end, from, d->scratch_time);
+    const double ff = cm_design_first_frame(d, p->first, p->end, from, whole);
     /* a frame never takes less than the modelled interval (fpgaConvNet's rate balancing
      * can make the interval longer than the modules' own work) */
     return ff > p->interval ? ff - p->interval : 0.0;
@@ -177,7 +179,7 @@ static double depth_of(const cm_design *d, const cm_part *p)
 {
     if (p->stale_from < p->end) {
         cm_part *w = (cm_part *)p;
-        w->depth = part_depth(d, p, p->stale_from);
+        w->depth = part_depth(d, p, p->stale_from, false);
         w->stale_from = INT_MAX;
     }
     return p->depth;
@@ -245,7 +247,7 @@ void cm_design_part_refresh(cm_design *d, int pi)
     }
     cm_fifo_cost_add(d, pi, &p->res); /* recorded FIFO depths (design/fifo_cost.c) */
     part_rescan_interval(d, p);
-    p->depth = part_depth(d, p, p->first);
+    p->depth = part_depth(d, p, p->first, true);
     p->stale_from = INT_MAX;
     p->io_bits = part_io_bits(d, p);
 }
@@ -261,14 +263,14 @@ void cm_design_set_folding(cm_design *d, int i, int64_t in, int64_t out, int64_t
         s->fold[k] = f[k];
         s->idx[k] = value_index(&n->fold[k], f[k]);
     }
-    cm_block_cost old = s->cost;
+    const cm_resources old_res = s->cost.res;
     node_cost(d, i, &s->cost);
     s->bad = cm_design_node_bad(d, i);
     d->bad_nodes += s->bad;
     d->bad_edges += incident_bad_edges(d, i) - bad_before;
 
     cm_part *p = &d->parts[d->part_of[i]];
-    cm_resources_sub(&p->res, &old.res);
+    cm_resources_sub(&p->res, &old_res);
     cm_resources_add(&p->res, &s->cost.res);
     if (s->cost.cycles >= p->interval) {
         p->interval = s->cost.cycles;
@@ -278,6 +280,7 @@ void cm_design_set_folding(cm_design *d, int i, int64_t in, int64_t out, int64_t
     }
     if (i < p->stale_from)
         p->stale_from = i;
+    d->frame_stale[i] = 1;
 }
 
 static cm_status design_alloc(cm_design *d, cm_error *err)
@@ -291,9 +294,22 @@ static cm_status design_alloc(cm_design *d, cm_error *err)
     d->scratch_mark = calloc(n, sizeof *d->scratch_mark);
     d->scratch_list = calloc(4 * n + 4, sizeof *d->scratch_list);
     d->scratch_time = calloc((2 + CM_LATE_STRIDE) * n + 3, sizeof *d->scratch_time);
+    d->frame_moved = calloc(n + 1, sizeof *d->frame_moved);
+    d->frame_latest = calloc(n + 1, sizeof *d->frame_latest);
+    d->frame_unbound = calloc(n + 1, sizeof *d->frame_unbound);
+    d->frame_stale = calloc(n + 1, sizeof *d->frame_stale);
+    d->last_succ = calloc(n + 1, sizeof *d->last_succ);
     if (!d->state || !d->memo || !d->part_of || !d->parts || !d->scratch_fold ||
-        !d->scratch_mark || !d->scratch_list || !d->scratch_time)
+        !d->scratch_mark || !d->scratch_list || !d->scratch_time || !d->frame_moved ||
+        !d->frame_latest || !d->frame_unbound || !d->frame_stale || !d->last_succ)
         return cm_error_nomem(err);
+    for (size_t i = 0; i < n; i++) {
+        const cm_hd_node *node = &d->hd.nodes[i];
+        d->last_succ[i] = -1;
+        for (int k = 0; k < node->n_succ; k++)
+            if (node->succ[k] > d->last_succ[i])
+                d->last_succ[i] = node->succ[k];
+    }
     return CM_OK;
 }
 
@@ -381,6 +397,11 @@ void cm_design_free(cm_design *d)
     free(d->scratch_mark);
     free(d->scratch_list);
     free(d->scratch_time);
+    free(d->frame_moved);
+    free(d->frame_latest);
+    free(d->frame_unbound);
+    free(d->frame_stale);
+    free(d->last_succ);
     cm_fifo_set_free(d->fifo);
     cm_hdgraph_free(&d->hd);
     cm_graph_free(d->graph);
@@ -486,6 +507,19 @@ double cm_design_cost(const cm_design *d)
     for (int p = 0; p < d->n_parts; p++)
         t += part_time_s(d, &d->parts[p]);
     return t + (double)(d->n_parts - 1) * d->board.reconfiguration_s;
+}
+
+void cm_design_part_retime(cm_design *d, int pi)
+{
+    cm_part *p = &d->parts[pi];
+    p->depth = part_depth(d, p, p->first, true);
+    p->stale_from = INT_MAX;
+}
+
+void cm_design_retime(cm_design *d)
+{
+    for (int pi = 0; pi < d->n_parts; pi++)
+        cm_design_part_retime(d, pi);
 }
 
 bool cm_design_part_fits(const cm_design *d, int pi)

@@ -53,6 +53,12 @@ struct cm_design {
     int *scratch_mark;
     int *scratch_list;
     double *scratch_time;   /* 2 per node: cm_design_first_frame's figures, kept */
+    /* cm_design_first_frame's bookkeeping, one slot per node (first_frame.c) */
+    double *frame_moved;    /* in one timing: how far its figures moved (NAN: not alike) */
+    double *frame_latest;   /* the partition's latest leaving word up to this node */
+    double *frame_unbound;  /* its last output word before its late bounds */
+    uint8_t *frame_stale;   /* its block's timing changed since it was last timed */
+    int *last_succ;         /* its last consumer's index (-1: none) */
     struct cm_fifo_set *fifo; /* recorded FIFO depths (design/fifo_cost.h), or NULL */
 };
 
@@ -108,12 +114,16 @@ void cm_design_late_keep(double *slot, const cm_late_rec *recs, int n);
 int cm_design_late_cap(const cm_design *d, int i);
 
 /* The first-frame latency of nodes [first, end) as one partition, cycles
- * (first_frame.c). scratch holds 2 + CM_LATE_STRIDE doubles a node (indexed by node)
- * and keeps each node's figures: those of nodes before `from` are taken as they are. */
-double cm_design_first_frame(const cm_design *d, int first, int end, int from, double *scratch);
+ * (first_frame.c). d->scratch_time holds 2 + CM_LATE_STRIDE doubles a node (indexed by
+ * node) and keeps each node's figures: those of nodes before `from` are taken as they
+ * are. `whole` times every node from `from` on afresh; otherwise a node whose block is
+ * not stale and whose inputs all moved alike moves with them untimed. */
+double cm_design_first_frame(const cm_design *d, int first, int end, int from, bool whole);
 
 /* Recomputes one partition's aggregates from its nodes. */
 void cm_design_part_refresh(cm_design *d, int p);
+/* Times one partition's first frame afresh (cm_design_retime). */
+void cm_design_part_retime(cm_design *d, int p);
 /* Recounts the violated edges after the partitions changed. */
 void cm_design_recount_edges(cm_design *d);
 /* Whether the edge u -> v breaks inter matching or divisibility (by u's flags); only

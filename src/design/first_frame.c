@@ -322,23 +322,82 @@ static void late_bound(const cm_design *d, int first, int i, double *late, frame
     free(r);
 }
 
-double cm_design_first_frame(const cm_design *d, int first, int end, int from, double *scratch)
+/* How far node i's inputs moved in this timing (nodes from `from` on have their move
+ * in frame_moved, those before it did not move): the one distance its producers and
+ * the off-chip input (which never moves) all moved, or NAN when they moved apart or one
+ * was timed afresh (its block changed, and consumers read its timing, not only its
+ * times). */
+static double inputs_moved(const cm_design *d, int from, int i)
 {
-    frame_time *ft = (frame_time *)(void *)scratch; /* per node, kept between calls */
-    double *late = scratch + 2 * (size_t)d->hd.n_nodes + (size_t)first * CM_LATE_STRIDE;
-    double latency = 0.0;
-    for (int i = first; i < end; i++) {
-        const cm_hd_node *n = &d->hd.nodes[i];
-        if (i >= from) {
+    const cm_hd_node *n = &d->hd.nodes[i];
+    double moved = 0.0;
+    bool any = n->n_pred == 0; /* the off-chip input is a source that stays put */
+    for (int k = 0; k < n->n_pred; k++) {
+        const int p = n->pred[k];
+        const double m = p < from ? 0.0 : d->frame_moved[p];
+        if (any && !(m == moved))
+            return NAN;
+        moved = m;
+        any = true;
+    }
+    return moved;
+}
+
+/* Node i's figures moved with its inputs; its late bounds (whose sources may have
+ * moved otherwise) applied again to its last output before them. Returns how far its
+ * figures moved, NAN when not alike. */
+static double move_node(const cm_design *d, int first, int i, double moved, double *late,
+                        frame_time *ft)
+{
+    double *slot = late + (size_t)(i - first) * CM_LATE_STRIDE;
+    ft[i].first_out += moved;
+    slot[0] += moved;
+    if (d->state[i].cost.timing.late_in_rows <= 0) {
+        ft[i].last_out += moved;
+        return moved;
+    }
+    const double before = ft[i].last_out;
+    d->frame_unbound[i] += moved;
+    ft[i].last_out = d->frame_unbound[i];
+    late_bound(d, first, i, late, ft);
+    return ft[i].last_out - before == moved ? moved : NAN;
+}
+
+/* Every figure of a block is its inputs' times plus what its own timing adds, through
+ * maxima and shares of the spread between its first and last input word: so when all
+ * its inputs move by the same distance and its block is unchanged, its figures move by
+ * that distance too (but for late bounds, whose sources may lie before the change). A
+ * folding change thus re-times the nodes from the changed one only until the change
+ * has become one shift of everything after it (in a residual network, usually the
+ * next merge), and moves the rest. The moved figures agree with a fresh timing to
+ * rounding (a relative 1e-15 or so); cm_design_part_refresh times afresh. */
+double cm_design_first_frame(const cm_design *d, int first, int end, int from, bool whole)
+{
+    frame_time *ft = (frame_time *)(void *)d->scratch_time; /* per node, kept */
+    double *late = d->scratch_time + 2 * (size_t)d->hd.n_nodes + (size_t)first * CM_LATE_STRIDE;
+    double latency = from > first ? d->frame_latest[from - 1] : 0.0;
+    for (int i = from; i < end; i++) {
+        const double moved = whole || d->frame_stale[i] ? NAN : inputs_moved(d, from, i);
+        if (moved == moved) { /* not NAN: the same figures, moved */
+            d->frame_moved[i] = move_node(d, first, i, moved, late, ft);
+        } else {
             double *slot = late + (size_t)(i - first) * CM_LATE_STRIDE;
+            const frame_time before = ft[i];
+            const double before_in = slot[0];
             ft[i] = node_time(d, first, i, ft, &slot[0]);
+            d->frame_unbound[i] = ft[i].last_out;
             late_bound(d, first, i, late, ft);
+            const double df = ft[i].first_out - before.first_out;
+            d->frame_moved[i] = !whole && !d->frame_stale[i] &&
+                                        ft[i].last_out - before.last_out == df &&
+                                        slot[0] - before_in == df
+                                    ? df
+                                    : NAN;
+            d->frame_stale[i] = 0;
         }
-        bool leaves = n->n_succ == 0;
-        for (int k = 0; k < n->n_succ; k++)
-            leaves |= n->succ[k] >= end;
-        if (leaves)
+        if (d->last_succ[i] < 0 || d->last_succ[i] >= end)
             latency = maxd(latency, ft[i].last_out);
+        d->frame_latest[i] = latency;
     }
     return latency;
 }

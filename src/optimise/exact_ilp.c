@@ -809,6 +809,9 @@ double ex_evaluate_choice(ex_problem *p, const ex_segment *s, const int *choice)
             if (hn->succ[k] < s->end && cm_design_edge_bad(d, i, hn->succ[k]))
                 return INFINITY;
     }
+    /* timed afresh: which program a design copy evaluated before this one depends on
+     * the thread that ran it, and the figures must not (to the last bit) */
+    cm_design_part_retime(d, part);
     cm_partition_info info;
     cm_design_partition_info(d, part, &info);
     return info.time_s;

@@ -98,6 +98,7 @@ cm_status cm_optimise(cm_design *d, const cm_optimise_options *o, cm_optimise_re
     default:
         return cm_error_set(err, CM_EUSAGE, "unknown optimiser");
     }
+    cm_design_retime(d); /* the figures reported are the design's, not its moves' */
     r->evaluations += cm_design_evaluations(d) - evals;
     r->time_s = cm_seconds_now() - start;
     return st;
