@@ -265,6 +265,7 @@ void cm_design_set_folding(cm_design *d, int i, int64_t in, int64_t out, int64_t
     }
     const cm_resources old_res = s->cost.res;
     node_cost(d, i, &s->cost);
+    d->frame_late[i] = s->cost.timing.late_in_rows > 0;
     s->bad = cm_design_node_bad(d, i);
     d->bad_nodes += s->bad;
     d->bad_edges += incident_bad_edges(d, i) - bad_before;
@@ -299,13 +300,17 @@ static cm_status design_alloc(cm_design *d, cm_error *err)
     d->frame_unbound = calloc(n + 1, sizeof *d->frame_unbound);
     d->frame_stale = calloc(n + 1, sizeof *d->frame_stale);
     d->last_succ = calloc(n + 1, sizeof *d->last_succ);
+    d->only_pred = calloc(n + 1, sizeof *d->only_pred);
+    d->frame_late = calloc(n + 1, sizeof *d->frame_late);
     if (!d->state || !d->memo || !d->part_of || !d->parts || !d->scratch_fold ||
         !d->scratch_mark || !d->scratch_list || !d->scratch_time || !d->frame_moved ||
-        !d->frame_latest || !d->frame_unbound || !d->frame_stale || !d->last_succ)
+        !d->frame_latest || !d->frame_unbound || !d->frame_stale || !d->last_succ ||
+        !d->only_pred || !d->frame_late)
         return cm_error_nomem(err);
     for (size_t i = 0; i < n; i++) {
         const cm_hd_node *node = &d->hd.nodes[i];
         d->last_succ[i] = -1;
+        d->only_pred[i] = node->n_pred == 1 ? node->pred[0] : node->n_pred == 0 ? -1 : -2;
         for (int k = 0; k < node->n_succ; k++)
             if (node->succ[k] > d->last_succ[i])
                 d->last_succ[i] = node->succ[k];
@@ -328,6 +333,7 @@ static void design_reset(cm_design *d)
             s->idx[k] = 0;
         }
         node_cost(d, i, &s->cost);
+        d->frame_late[i] = s->cost.timing.late_in_rows > 0;
         s->bad = cm_design_node_bad(d, i);
         d->bad_nodes += s->bad;
     }
@@ -402,6 +408,8 @@ void cm_design_free(cm_design *d)
     free(d->frame_unbound);
     free(d->frame_stale);
     free(d->last_succ);
+    free(d->only_pred);
+    free(d->frame_late);
     cm_fifo_set_free(d->fifo);
     cm_hdgraph_free(&d->hd);
     cm_graph_free(d->graph);

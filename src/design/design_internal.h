@@ -59,6 +59,8 @@ struct cm_design {
     double *frame_unbound;  /* its last output word before its late bounds */
     uint8_t *frame_stale;   /* its block's timing changed since it was last timed */
     int *last_succ;         /* its last consumer's index (-1: none) */
+    int *only_pred;         /* its one producer (-1: none, -2: several) */
+    uint8_t *frame_late;    /* its block has late rows (first_frame.c) */
     struct cm_fifo_set *fifo; /* recorded FIFO depths (design/fifo_cost.h), or NULL */
 };
 

@@ -329,6 +329,11 @@ static void late_bound(const cm_design *d, int first, int i, double *late, frame
  * times). */
 static double inputs_moved(const cm_design *d, int from, int i)
 {
+    const int only = d->only_pred[i]; /* most nodes: without reading the node's record */
+    if (only >= 0)
+        return only < from ? 0.0 : d->frame_moved[only];
+    if (only == -1)
+        return 0.0;
     const cm_hd_node *n = &d->hd.nodes[i];
     double moved = 0.0;
     bool any = n->n_pred == 0; /* the off-chip input is a source that stays put */
@@ -352,7 +357,7 @@ static double move_node(const cm_design *d, int first, int i, double moved, doub
     double *slot = late + (size_t)(i - first) * CM_LATE_STRIDE;
     ft[i].first_out += moved;
     slot[0] += moved;
-    if (d->state[i].cost.timing.late_in_rows <= 0) {
+    if (!d->frame_late[i]) {
         ft[i].last_out += moved;
         return moved;
     }
