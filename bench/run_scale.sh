@@ -21,41 +21,7 @@ C=$BUILD/cnnmap
 WORK=$BUILD/bench-scale
 rm -rf "$WORK" && mkdir -p "$WORK"
 
-/usr/bin/python3 - "$WORK" <<'EOF'
-import sys
-import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
-
-work = sys.argv[1]
-w = numpy_helper.from_array(np.ones((8, 8, 3, 3), np.float32) / 72, "w")
-
-
-def save(nodes, out, name):
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 8, 8])
-    y = helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 8, 8, 8])
-    g = helper.make_graph(nodes, name, [x], [y], [w])
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
-              f"{work}/{name}.onnx")
-
-
-def conv(x, y):
-    return helper.make_node("Conv", [x, "w"], [y], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
-
-
-for layers in (100, 1000, 10000):
-    nodes, x = [], "x"
-    for i in range(layers):
-        nodes.append(conv(x, f"c{i}"))
-        x = f"c{i}"
-    save(nodes, x, f"chain{layers}")
-    nodes, x = [], "x"
-    for i in range(layers // 4):  # conv, add: two layers a block, half the chain's
-        nodes.append(conv(x, f"a{i}"))
-        nodes.append(helper.make_node("Add", [f"a{i}", x], [f"b{i}"]))
-        x = f"b{i}"
-    save(nodes, x, f"res{layers // 4}")
-EOF
+/usr/bin/python3 "$ROOT/bench/make_chains.py" "$WORK" 100 1000 10000
 
 measure() { # the command; prints "exit | wall | cpu | MB |"
     local out=$WORK/time.txt
