@@ -166,11 +166,12 @@ static void test_cnv_init(void **state)
 
 /* Equal to rounding: a folding change moves the first-frame figures of the nodes
  * past the point where it has become one shift (first_frame.c) rather than timing
- * them afresh, so the incremental figures may differ from a fresh timing in the last
- * bits; anything more is a wrong figure. */
+ * them afresh, and owes the rest of the partition that shift in a tree of sums whose
+ * rounding is that of the largest shifts (so a relative 1e-12 of a small partition's
+ * time beside large ones); anything more is a wrong figure. */
 static void assert_same_time(double fresh, double kept)
 {
-    if (!(fabs(fresh - kept) <= 1e-12 * fabs(fresh)))
+    if (!(fabs(fresh - kept) <= 1e-9 * fabs(fresh)))
         fail_msg("incremental %.17g, fresh %.17g", kept, fresh);
 }
 
@@ -224,7 +225,8 @@ static void test_incremental_matches_full(void **state)
                 f[k] = v[(seed >> 8) % (unsigned)count];
             }
             cm_design_set_folding(d, node, f[0], f[1], f[2]);
-            (void)cm_design_cost(d); /* as a search looks after each move */
+            if (step % 3 != 0) /* as a search looks after a move, or after a few */
+                (void)cm_design_cost(d);
             if (step % 50 == 7 && cm_design_can_cut_after(d, node)) {
                 cm_error err = {0};
                 cm_design_split(d, node, &err); /* may already be a cut */

@@ -152,7 +152,7 @@ static double partition_time(search *s, int first, int last, double interval)
 {
     for (int j = first; j <= last; j++)
         cm_design_set_folding(s->d, j, s->chosen[j][0], s->chosen[j][1], s->chosen[j][2]);
-    double ff = cm_design_first_frame(s->d, first, last + 1, first, s->d->scratch_time);
+    double ff = cm_design_first_frame(s->d, first, last + 1, first, -1, true);
     return (s->batch * interval + fmax(ff - interval, 0.0)) / s->clock_hz;
 }
 

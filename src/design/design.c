@@ -163,9 +163,10 @@ static int incident_bad_edges(const cm_design *d, int i)
 
 /* What the first frame takes beyond the interval (first_frame.c), from node `from` on
  * timed again. */
-static double part_depth(const cm_design *d, const cm_part *p, int from, bool whole)
+static double part_depth(const cm_design *d, const cm_part *p, bool whole)
 {
-    const double ff = cm_design_first_frame(d, p->first, p->end, from, whole);
+    const double ff = cm_design_first_frame(d, p->first, p->end, whole ? p->first : p->stale_from,
+                                            p->stale_to, whole);
     /* a frame never takes less than the modelled interval (fpgaConvNet's rate balancing
      * can make the interval longer than the modules' own work) */
     return ff > p->interval ? ff - p->interval : 0.0;
@@ -179,8 +180,9 @@ static double depth_of(const cm_design *d, const cm_part *p)
 {
     if (p->stale_from < p->end) {
         cm_part *w = (cm_part *)p;
-        w->depth = part_depth(d, p, p->stale_from, false);
+        w->depth = part_depth(d, p, false);
         w->stale_from = INT_MAX;
+        w->stale_to = -1;
     }
     return p->depth;
 }
@@ -247,8 +249,10 @@ void cm_design_part_refresh(cm_design *d, int pi)
     }
     cm_fifo_cost_add(d, pi, &p->res); /* recorded FIFO depths (design/fifo_cost.c) */
     part_rescan_interval(d, p);
-    p->depth = part_depth(d, p, p->first, true);
+    cm_design_frame_layout(d, p->first, p->end);
+    p->depth = part_depth(d, p, true);
     p->stale_from = INT_MAX;
+    p->stale_to = -1;
     p->io_bits = part_io_bits(d, p);
 }
 
@@ -281,6 +285,8 @@ void cm_design_set_folding(cm_design *d, int i, int64_t in, int64_t out, int64_t
     }
     if (i < p->stale_from)
         p->stale_from = i;
+    if (i > p->stale_to)
+        p->stale_to = i;
     d->frame_stale[i] = 1;
 }
 
@@ -296,7 +302,9 @@ static cm_status design_alloc(cm_design *d, cm_error *err)
     d->scratch_list = calloc(4 * n + 4, sizeof *d->scratch_list);
     d->scratch_time = calloc((2 + CM_LATE_STRIDE) * n + 3, sizeof *d->scratch_time);
     d->frame_moved = calloc(n + 1, sizeof *d->frame_moved);
-    d->frame_latest = calloc(n + 1, sizeof *d->frame_latest);
+    d->frame_owed = calloc(n + 1, sizeof *d->frame_owed);
+    d->frame_cut = calloc(n + 1, sizeof *d->frame_cut);
+    d->next_leaving = calloc(n + 1, sizeof *d->next_leaving);
     d->frame_unbound = calloc(n + 1, sizeof *d->frame_unbound);
     d->frame_stale = calloc(n + 1, sizeof *d->frame_stale);
     d->last_succ = calloc(n + 1, sizeof *d->last_succ);
@@ -304,7 +312,7 @@ static cm_status design_alloc(cm_design *d, cm_error *err)
     d->frame_late = calloc(n + 1, sizeof *d->frame_late);
     if (!d->state || !d->memo || !d->part_of || !d->parts || !d->scratch_fold ||
         !d->scratch_mark || !d->scratch_list || !d->scratch_time || !d->frame_moved ||
-        !d->frame_latest || !d->frame_unbound || !d->frame_stale || !d->last_succ ||
+        !d->frame_owed || !d->frame_cut || !d->next_leaving || !d->frame_unbound || !d->frame_stale || !d->last_succ ||
         !d->only_pred || !d->frame_late)
         return cm_error_nomem(err);
     for (size_t i = 0; i < n; i++) {
@@ -404,7 +412,9 @@ void cm_design_free(cm_design *d)
     free(d->scratch_list);
     free(d->scratch_time);
     free(d->frame_moved);
-    free(d->frame_latest);
+    free(d->frame_owed);
+    free(d->frame_cut);
+    free(d->next_leaving);
     free(d->frame_unbound);
     free(d->frame_stale);
     free(d->last_succ);
@@ -520,8 +530,9 @@ double cm_design_cost(const cm_design *d)
 void cm_design_part_retime(cm_design *d, int pi)
 {
     cm_part *p = &d->parts[pi];
-    p->depth = part_depth(d, p, p->first, true);
+    p->depth = part_depth(d, p, true);
     p->stale_from = INT_MAX;
+    p->stale_to = -1;
 }
 
 void cm_design_retime(cm_design *d)

@@ -27,6 +27,7 @@ typedef struct cm_part {
     double depth;           /* first-frame latency less the interval, cycles, once the
                              * nodes from stale_from on are timed again (design.c) */
     int stale_from;         /* first node changed since (INT_MAX: none) */
+    int stale_to;           /* last node changed since */
     bool chain;             /* nodes form one path */
     cm_resources res;
     double io_bits;         /* bits per sample read and written off-chip */
@@ -55,8 +56,12 @@ struct cm_design {
     double *scratch_time;   /* 2 per node: cm_design_first_frame's figures, kept */
     /* cm_design_first_frame's bookkeeping, one slot per node (first_frame.c) */
     double *frame_moved;    /* in one timing: how far its figures moved (NAN: not alike) */
-    double *frame_latest;   /* the partition's latest leaving word up to this node */
-    double *frame_unbound;  /* its last output word before its late bounds */
+    double *frame_owed;     /* n + 1: the shifts owed to kept figures (a Fenwick tree) */
+    int frame_owes;         /* shifts added to frame_owed since it was last empty */
+    double *frame_unbound;  /* its last output word before its late bounds, kept */
+    uint8_t *frame_cut;     /* every edge into the rest of its partition leaves the node
+                             * before it (cm_design_frame_layout) */
+    int *next_leaving;      /* the first node from it on whose output leaves its partition */
     uint8_t *frame_stale;   /* its block's timing changed since it was last timed */
     int *last_succ;         /* its last consumer's index (-1: none) */
     int *only_pred;         /* its one producer (-1: none, -2: several) */
@@ -119,8 +124,13 @@ int cm_design_late_cap(const cm_design *d, int i);
  * (first_frame.c). d->scratch_time holds 2 + CM_LATE_STRIDE doubles a node (indexed by
  * node) and keeps each node's figures: those of nodes before `from` are taken as they
  * are. `whole` times every node from `from` on afresh; otherwise a node whose block is
- * not stale and whose inputs all moved alike moves with them untimed. */
-double cm_design_first_frame(const cm_design *d, int first, int end, int from, bool whole);
+ * not stale and whose inputs all moved alike moves with them untimed, and from a cut
+ * past stale_to (the last changed node) where the change has become one shift, the
+ * rest of the partition is owed that shift. */
+double cm_design_first_frame(const cm_design *d, int first, int end, int from, int stale_to,
+                             bool whole);
+/* The partition [first, end)'s frame_cut and next_leaving (first_frame.c). */
+void cm_design_frame_layout(cm_design *d, int first, int end);
 
 /* Recomputes one partition's aggregates from its nodes. */
 void cm_design_part_refresh(cm_design *d, int p);

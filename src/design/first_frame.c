@@ -29,8 +29,10 @@
  * late_* fields), so exact's program has the same rows (src/optimise/exact_ilp.c). */
 #include "design/design_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double maxd(double a, double b)
 {
@@ -204,6 +206,54 @@ static frame_time block_time(const cm_block_cost *c, double words, double burst,
     return out;
 }
 
+/* The shift still owed to node i's kept figures (a Fenwick tree over node positions:
+ * shifting every node from c to the partition's end is an add at c and one at the
+ * end), so that a change that has become one shift of the rest of a partition costs
+ * two adds, not a walk to the end. The kept figures are their true times less this. */
+static double owed(const cm_design *d, int i)
+{
+    if (!d->frame_owes)
+        return 0.0;
+    double s = 0.0;
+    for (int k = i + 1; k > 0; k -= k & -k)
+        s += d->frame_owed[k];
+    return s;
+}
+
+static void owe(cm_design *d, int from, double v)
+{
+    d->frame_owes++;
+    for (int k = from + 1; k <= d->hd.n_nodes; k += k & -k)
+        d->frame_owed[k] += v;
+}
+
+/* Pays every kept figure what it is owed and empties the tree: a fresh timing then
+ * starts from true times (its figures never depend on the moves before), and the
+ * rounding of the tree's sums never builds up over more than a few thousand shifts. */
+static void settle(cm_design *d)
+{
+    if (!d->frame_owes)
+        return;
+    const int n = d->hd.n_nodes;
+    frame_time *ft = (frame_time *)(void *)d->scratch_time;
+    double *in_last = d->scratch_time + 2 * (size_t)n;
+    for (int i = 0; i < n; i++) {
+        const double o = owed(d, i);
+        ft[i].first_out += o;
+        ft[i].last_out += o;
+        in_last[(size_t)i * CM_LATE_STRIDE] += o;
+        d->frame_unbound[i] += o;
+    }
+    memset(d->frame_owed, 0, (size_t)(n + 1) * sizeof *d->frame_owed);
+    d->frame_owes = 0;
+}
+
+static frame_time time_of(const cm_design *d, const frame_time *ft, int p)
+{
+    const double o = owed(d, p);
+    return (frame_time){ft[p].first_out + o, ft[p].last_out + o};
+}
+
 /* Block i's first and last output word, from its producers' (those before `first`,
  * in an earlier partition, stream from off-chip memory). */
 static frame_time node_time(const cm_design *d, int first, int i, const frame_time *ft,
@@ -221,8 +271,9 @@ static frame_time node_time(const cm_design *d, int first, int i, const frame_ti
             from_memory = true;
             continue;
         }
-        in.first_out = maxd(in.first_out, ft[p].first_out);
-        in.last_out = maxd(in.last_out, ft[p].last_out);
+        const frame_time pt = time_of(d, ft, p);
+        in.first_out = maxd(in.first_out, pt.first_out);
+        in.last_out = maxd(in.last_out, pt.last_out);
         burst = maxd(burst, d->state[p].cost.timing.burst_words);
     }
     if (from_memory) {
@@ -239,7 +290,8 @@ static frame_time node_time(const cm_design *d, int first, int i, const frame_ti
             continue;
         const cm_block_timing *pt = &d->state[p].cost.timing;
         const double rows = pt->out_rows > 0 ? pt->out_rows : 1.0;
-        taken = maxd(taken, cm_design_last_row_taken(pt, ft[p].first_out, ft[p].last_out,
+        const frame_time at = time_of(d, ft, p);
+        taken = maxd(taken, cm_design_last_row_taken(pt, at.first_out, at.last_out,
                                                      (double)d->hd.nodes[p].size_out / rows,
                                                      cm_design_take_pace(c, words)));
     }
@@ -288,8 +340,8 @@ static void late_records_into(const cm_design *d, int first, int i, double *late
     free(heap);
 }
 
-/* Node i's last output no earlier than each late record allows. */
-static void late_bound(const cm_design *d, int first, int i, double *late, frame_time *ft)
+/* Node i's last output (a true time) no earlier than each late record allows. */
+static void late_bound(const cm_design *d, int first, int i, double *late, double *last_out)
 {
     double *slot = late + (size_t)(i - first) * CM_LATE_STRIDE;
     if (d->state[i].cost.timing.late_in_rows <= 0) { /* no late rows on this backend */
@@ -303,8 +355,8 @@ static void late_bound(const cm_design *d, int first, int i, double *late, frame
     if (bounds >= 0) {
         for (int k = 0; k < bounds; k++) {
             const int src = (int)slot[CM_LATE_KEY + 2 + 2 * k];
-            const double z = late[(size_t)(src - first) * CM_LATE_STRIDE];
-            ft[i].last_out = maxd(ft[i].last_out, z + slot[CM_LATE_KEY + 3 + 2 * k] * cycles);
+            const double z = late[(size_t)(src - first) * CM_LATE_STRIDE] + owed(d, src);
+            *last_out = maxd(*last_out, z + slot[CM_LATE_KEY + 3 + 2 * k] * cycles);
         }
         return;
     }
@@ -316,8 +368,9 @@ static void late_bound(const cm_design *d, int first, int i, double *late, frame
     const int count = cm_design_late_records(d, first, i, late, r);
     for (int k = 0; k < count; k++)
         if (r[k].work > 0) {
-            const double z = late[(size_t)(r[k].source - first) * CM_LATE_STRIDE];
-            ft[i].last_out = maxd(ft[i].last_out, z + r[k].work * cycles);
+            const double z =
+                late[(size_t)(r[k].source - first) * CM_LATE_STRIDE] + owed(d, r[k].source);
+            *last_out = maxd(*last_out, z + r[k].work * cycles);
         }
     free(r);
 }
@@ -361,11 +414,56 @@ static double move_node(const cm_design *d, int first, int i, double moved, doub
         ft[i].last_out += moved;
         return moved;
     }
-    const double before = ft[i].last_out;
+    const double o = owed(d, i), before = ft[i].last_out + o;
     d->frame_unbound[i] += moved;
-    ft[i].last_out = d->frame_unbound[i];
-    late_bound(d, first, i, late, ft);
-    return ft[i].last_out - before == moved ? moved : NAN;
+    double last = d->frame_unbound[i] + o;
+    late_bound(d, first, i, late, &last);
+    ft[i].last_out = last - o;
+    return last - before == moved ? moved : NAN;
+}
+
+/* Node i timed afresh; returns how far its figures moved (NAN: not alike, or its block
+ * changed). */
+static double time_node(const cm_design *d, int first, int i, bool whole, double *late,
+                        frame_time *ft)
+{
+    double *slot = late + (size_t)(i - first) * CM_LATE_STRIDE;
+    const double o = owed(d, i);
+    const frame_time before = {ft[i].first_out + o, ft[i].last_out + o};
+    const double before_in = slot[0] + o;
+    double in_last;
+    frame_time now = node_time(d, first, i, ft, &in_last);
+    slot[0] = in_last - o; /* before the late bounds: a node's own rows wait for it */
+    d->frame_unbound[i] = now.last_out - o;
+    late_bound(d, first, i, late, &now.last_out);
+    ft[i] = (frame_time){now.first_out - o, now.last_out - o};
+    const double df = now.first_out - before.first_out;
+    const bool alike = !whole && !d->frame_stale[i] && now.last_out - before.last_out == df &&
+                       in_last - before_in == df;
+    d->frame_stale[i] = 0;
+    return alike ? df : NAN;
+}
+
+void cm_design_frame_layout(cm_design *d, int first, int end)
+{
+    /* from the end: the lowest producer of any node from i on (-1: one reads off-chip
+     * memory), and whether any has late rows */
+    int lowest = INT_MAX;
+    bool late = false;
+    int next_leaving = end;
+    for (int i = end - 1; i >= first; i--) {
+        const cm_hd_node *n = &d->hd.nodes[i];
+        if (n->n_pred == 0)
+            lowest = -1;
+        for (int k = 0; k < n->n_pred; k++)
+            lowest = n->pred[k] < first ? -1 : n->pred[k] < lowest ? n->pred[k] : lowest;
+        late |= d->frame_late[i] != 0;
+        /* every edge into [i, end) leaves node i - 1, and the off-chip input feeds none */
+        d->frame_cut[i] = i > first && lowest >= i - 1 && !late;
+        if (d->last_succ[i] < 0 || d->last_succ[i] >= end)
+            next_leaving = i;
+        d->next_leaving[i] = next_leaving;
+    }
 }
 
 /* Every figure of a block is its inputs' times plus what its own timing adds, through
@@ -373,37 +471,43 @@ static double move_node(const cm_design *d, int first, int i, double moved, doub
  * its inputs move by the same distance and its block is unchanged, its figures move by
  * that distance too (but for late bounds, whose sources may lie before the change). A
  * folding change thus re-times the nodes from the changed one only until the change
- * has become one shift of everything after it (in a residual network, usually the
- * next merge), and moves the rest. The moved figures agree with a fresh timing to
- * rounding (a relative 1e-15 or so); cm_design_part_refresh times afresh. */
-double cm_design_first_frame(const cm_design *d, int first, int end, int from, bool whole)
+ * has become one shift of everything after it: at a node where every edge into the
+ * rest of the partition leaves the node before, with no changed block after it (in a
+ * residual network, the next merge), the rest is owed that shift (owe) and not
+ * walked. The figures agree with a fresh timing to rounding (a relative 1e-15 or so);
+ * cm_design_part_refresh and cm_design_retime time afresh. */
+double cm_design_first_frame(const cm_design *d, int first, int end, int from, int stale_to,
+                             bool whole)
 {
-    frame_time *ft = (frame_time *)(void *)d->scratch_time; /* per node, kept */
+    cm_design *w = (cm_design *)d; /* the caller's own design: its caches */
+    if (whole || d->frame_owes > 4096)
+        settle(w);
+    frame_time *ft = (frame_time *)(void *)d->scratch_time;
     double *late = d->scratch_time + 2 * (size_t)d->hd.n_nodes + (size_t)first * CM_LATE_STRIDE;
-    double latency = from > first ? d->frame_latest[from - 1] : 0.0;
     for (int i = from; i < end; i++) {
-        const double moved = whole || d->frame_stale[i] ? NAN : inputs_moved(d, from, i);
-        if (moved == moved) { /* not NAN: the same figures, moved */
-            d->frame_moved[i] = move_node(d, first, i, moved, late, ft);
-        } else {
-            double *slot = late + (size_t)(i - first) * CM_LATE_STRIDE;
-            const frame_time before = ft[i];
-            const double before_in = slot[0];
-            ft[i] = node_time(d, first, i, ft, &slot[0]);
-            d->frame_unbound[i] = ft[i].last_out;
-            late_bound(d, first, i, late, ft);
-            const double df = ft[i].first_out - before.first_out;
-            d->frame_moved[i] = !whole && !d->frame_stale[i] &&
-                                        ft[i].last_out - before.last_out == df &&
-                                        slot[0] - before_in == df
-                                    ? df
-                                    : NAN;
-            d->frame_stale[i] = 0;
+        if (!whole && i > from && i > stale_to && d->frame_cut[i]) {
+            const double m = d->frame_moved[i - 1];
+            if (m == m) { /* the rest moves by m: owed, not walked */
+                if (m != 0.0) {
+                    owe(w, i, m);
+                    owe(w, end, -m);
+                }
+                break;
+            }
         }
-        if (d->last_succ[i] < 0 || d->last_succ[i] >= end)
-            latency = maxd(latency, ft[i].last_out);
-        d->frame_latest[i] = latency;
+        const double moved = whole || d->frame_stale[i] ? NAN : inputs_moved(d, from, i);
+        d->frame_moved[i] = moved == moved ? move_node(d, first, i, moved, late, ft)
+                                           : time_node(d, first, i, whole, late, ft);
     }
+    double latency = 0.0;
+    if (whole) { /* any range, not only a partition's (whose layout is kept) */
+        for (int i = first; i < end; i++)
+            if (d->last_succ[i] < 0 || d->last_succ[i] >= end)
+                latency = maxd(latency, ft[i].last_out + owed(d, i));
+        return latency;
+    }
+    for (int i = d->next_leaving[first]; i < end; i = i + 1 < end ? d->next_leaving[i + 1] : end)
+        latency = maxd(latency, ft[i].last_out + owed(d, i));
     return latency;
 }
 
