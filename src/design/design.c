@@ -249,8 +249,8 @@ void cm_design_part_refresh(cm_design *d, int pi)
     }
     cm_fifo_cost_add(d, pi, &p->res); /* recorded FIFO depths (design/fifo_cost.c) */
     part_rescan_interval(d, p);
-    cm_design_frame_layout(d, p->first, p->end);
     p->depth = part_depth(d, p, true);
+    cm_design_frame_layout(d, p->first, p->end); /* after: it reads the late bounds' cache */
     p->stale_from = INT_MAX;
     p->stale_to = -1;
     p->io_bits = part_io_bits(d, p);
@@ -303,7 +303,7 @@ static cm_status design_alloc(cm_design *d, cm_error *err)
     d->scratch_time = calloc((2 + CM_LATE_STRIDE) * n + 3, sizeof *d->scratch_time);
     d->frame_moved = calloc(n + 1, sizeof *d->frame_moved);
     d->frame_owed = calloc(n + 1, sizeof *d->frame_owed);
-    d->frame_cut = calloc(n + 1, sizeof *d->frame_cut);
+    d->frame_reads = calloc(n + 1, sizeof *d->frame_reads);
     d->next_leaving = calloc(n + 1, sizeof *d->next_leaving);
     d->frame_unbound = calloc(n + 1, sizeof *d->frame_unbound);
     d->frame_stale = calloc(n + 1, sizeof *d->frame_stale);
@@ -312,7 +312,7 @@ static cm_status design_alloc(cm_design *d, cm_error *err)
     d->frame_late = calloc(n + 1, sizeof *d->frame_late);
     if (!d->state || !d->memo || !d->part_of || !d->parts || !d->scratch_fold ||
         !d->scratch_mark || !d->scratch_list || !d->scratch_time || !d->frame_moved ||
-        !d->frame_owed || !d->frame_cut || !d->next_leaving || !d->frame_unbound || !d->frame_stale || !d->last_succ ||
+        !d->frame_owed || !d->frame_reads || !d->next_leaving || !d->frame_unbound || !d->frame_stale || !d->last_succ ||
         !d->only_pred || !d->frame_late)
         return cm_error_nomem(err);
     for (size_t i = 0; i < n; i++) {
@@ -413,7 +413,7 @@ void cm_design_free(cm_design *d)
     free(d->scratch_time);
     free(d->frame_moved);
     free(d->frame_owed);
-    free(d->frame_cut);
+    free(d->frame_reads);
     free(d->next_leaving);
     free(d->frame_unbound);
     free(d->frame_stale);

@@ -59,8 +59,9 @@ struct cm_design {
     double *frame_owed;     /* n + 1: the shifts owed to kept figures (a Fenwick tree) */
     int frame_owes;         /* shifts added to frame_owed since it was last empty */
     double *frame_unbound;  /* its last output word before its late bounds, kept */
-    uint8_t *frame_cut;     /* every edge into the rest of its partition leaves the node
-                             * before it (cm_design_frame_layout) */
+    int *frame_reads;       /* the lowest node whose times the nodes from it to its
+                             * partition's end read, -1 for off-chip memory
+                             * (cm_design_frame_layout) */
     int *next_leaving;      /* the first node from it on whose output leaves its partition */
     uint8_t *frame_stale;   /* its block's timing changed since it was last timed */
     int *last_succ;         /* its last consumer's index (-1: none) */
@@ -129,7 +130,8 @@ int cm_design_late_cap(const cm_design *d, int i);
  * rest of the partition is owed that shift. */
 double cm_design_first_frame(const cm_design *d, int first, int end, int from, int stale_to,
                              bool whole);
-/* The partition [first, end)'s frame_cut and next_leaving (first_frame.c). */
+/* The partition [first, end)'s frame_reads and next_leaving (first_frame.c), once it has
+ * been timed whole. */
 void cm_design_frame_layout(cm_design *d, int first, int end);
 
 /* Recomputes one partition's aggregates from its nodes. */

@@ -446,10 +446,11 @@ static double time_node(const cm_design *d, int first, int i, bool whole, double
 
 void cm_design_frame_layout(cm_design *d, int first, int end)
 {
-    /* from the end: the lowest producer of any node from i on (-1: one reads off-chip
-     * memory), and whether any has late rows */
+    const double *late = d->scratch_time + 2 * (size_t)d->hd.n_nodes;
+    /* from the end: the lowest node whose times any node from i on reads (a producer,
+     * or the source of a late bound), -1 when one reads off-chip memory or its bounds
+     * are not cached (first timed, then laid out) */
     int lowest = INT_MAX;
-    bool late = false;
     int next_leaving = end;
     for (int i = end - 1; i >= first; i--) {
         const cm_hd_node *n = &d->hd.nodes[i];
@@ -457,9 +458,17 @@ void cm_design_frame_layout(cm_design *d, int first, int end)
             lowest = -1;
         for (int k = 0; k < n->n_pred; k++)
             lowest = n->pred[k] < first ? -1 : n->pred[k] < lowest ? n->pred[k] : lowest;
-        late |= d->frame_late[i] != 0;
-        /* every edge into [i, end) leaves node i - 1, and the off-chip input feeds none */
-        d->frame_cut[i] = i > first && lowest >= i - 1 && !late;
+        if (d->frame_late[i]) {
+            const double *slot = late + (size_t)i * CM_LATE_STRIDE;
+            const int bounds = (int)slot[CM_LATE_KEY + 1];
+            if (slot[CM_LATE_KEY] != first + 1.0 || bounds < 0)
+                lowest = -1;
+            for (int k = 0; k < bounds && lowest >= 0; k++) {
+                const int src = (int)slot[CM_LATE_KEY + 2 + 2 * k];
+                lowest = src < lowest ? src : lowest;
+            }
+        }
+        d->frame_reads[i] = i > first && lowest < i ? lowest : -1;
         if (d->last_succ[i] < 0 || d->last_succ[i] >= end)
             next_leaving = i;
         d->next_leaving[i] = next_leaving;
@@ -471,11 +480,11 @@ void cm_design_frame_layout(cm_design *d, int first, int end)
  * its inputs move by the same distance and its block is unchanged, its figures move by
  * that distance too (but for late bounds, whose sources may lie before the change). A
  * folding change thus re-times the nodes from the changed one only until the change
- * has become one shift of everything after it: at a node where every edge into the
- * rest of the partition leaves the node before, with no changed block after it (in a
- * residual network, the next merge), the rest is owed that shift (owe) and not
- * walked. The figures agree with a fresh timing to rounding (a relative 1e-15 or so);
- * cm_design_part_refresh and cm_design_retime time afresh. */
+ * has become one shift of everything after it: at a node past the last changed block
+ * where every time the rest of the partition reads (frame_reads) is one that moved by
+ * that shift (in a residual network, the merge after the change) the rest is owed the
+ * shift (owe) and not walked. The figures agree with a fresh timing to rounding (a
+ * relative 1e-15 or so); cm_design_part_refresh and cm_design_retime time afresh. */
 double cm_design_first_frame(const cm_design *d, int first, int end, int from, int stale_to,
                              bool whole)
 {
@@ -484,8 +493,9 @@ double cm_design_first_frame(const cm_design *d, int first, int end, int from, i
         settle(w);
     frame_time *ft = (frame_time *)(void *)d->scratch_time;
     double *late = d->scratch_time + 2 * (size_t)d->hd.n_nodes + (size_t)first * CM_LATE_STRIDE;
+    int run = from; /* the nodes from run to i - 1 all moved alike */
     for (int i = from; i < end; i++) {
-        if (!whole && i > from && i > stale_to && d->frame_cut[i]) {
+        if (!whole && i > from && i > stale_to && d->frame_reads[i] >= run) {
             const double m = d->frame_moved[i - 1];
             if (m == m) { /* the rest moves by m: owed, not walked */
                 if (m != 0.0) {
@@ -496,8 +506,13 @@ double cm_design_first_frame(const cm_design *d, int first, int end, int from, i
             }
         }
         const double moved = whole || d->frame_stale[i] ? NAN : inputs_moved(d, from, i);
-        d->frame_moved[i] = moved == moved ? move_node(d, first, i, moved, late, ft)
-                                           : time_node(d, first, i, whole, late, ft);
+        const double m = moved == moved ? move_node(d, first, i, moved, late, ft)
+                                        : time_node(d, first, i, whole, late, ft);
+        d->frame_moved[i] = m;
+        if (!(m == m))
+            run = i + 1;
+        else if (i > from && !(m == d->frame_moved[i - 1]))
+            run = i;
     }
     double latency = 0.0;
     if (whole) { /* any range, not only a partition's (whose layout is kept) */
