@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `cnnmap compare` benchmark (issue 13): for the shared QONNX models and LeNet,
 # MobileNetV1 and torchvision's ResNet-18 (the test generators' models), the wall time of
-# a comparison under the default 60 s limit, and per architecture its latency (ms),
+# a comparison with no time limit (the default), and per architecture its latency (ms),
 # whether it is proven optimal (*: optimal, ~: stopped by its share of the limit) or why
 # it cannot take the model; the best is in bold. A markdown table.
 #
