@@ -98,6 +98,8 @@ bool ex_out_of_work(const ex_problem *p);
 int64_t ex_res_kind(const cm_resources *r, int k);
 void ex_res_add(cm_resources *acc, const cm_resources *r);
 bool ex_res_fits(const cm_resources *r, const cm_resources *max);
+/* qsort's and bsearch's order of doubles, ascending. */
+int ex_cmp_double(const void *a, const void *b);
 cm_status ex_problem_init(ex_problem *p, cm_design *d, double deadline, cm_error *err);
 void ex_problem_free(ex_problem *p);
 /* Whether out-folding a of a node with `flags` may feed in-folding b (the design's

@@ -12,7 +12,13 @@
  * time is nondecreasing in the times it depends on, so the least solution is the
  * recurrence's maxima and the program's optimum is the design's cost.
  * Solved by GLPK's branch and cut; the answer is re-evaluated by the design, which must
- * agree with the solver's objective. */
+ * agree with the solver's objective.
+ * The interval alone (the bound without the first frame, and the start of every program
+ * with it) is not minimised by GLPK but found by levels (solve_by_levels): the least
+ * candidate cycle count at which some choice fits, each candidate a program without an
+ * objective. With the first frame, that interval bounds T and its choice is the design
+ * to beat; --gap is GLPK's relative gap on each program, since the search adds the
+ * segments' bounds. */
 #include "optimise/exact.h"
 
 #include <glpk.h>
@@ -34,6 +40,7 @@ typedef struct ilp {
     int *col;       /* column per flattened configuration, 0 when left out */
     int t_col, d_col;
     bool frame;     /* the first frame is modelled (else D is left out: a bound) */
+    bool feasible_only; /* any choice will do: no objective (solve_by_levels) */
     int *frame_col; /* per node: first output, start, last output; input's first and
                      * last word (0 where a producer's own times serve) */
     int *input_last; /* per node: the column of its input's last word (0: memory) */
@@ -167,7 +174,7 @@ static void add_columns(ilp *m)
         }
     m->t_col = glp_add_cols(m->lp, 1);
     glp_set_col_bnds(m->lp, m->t_col, GLP_LO, m->t_lb, 0.0);
-    glp_set_obj_coef(m->lp, m->t_col, m->p->batch);
+    glp_set_obj_coef(m->lp, m->t_col, m->feasible_only ? 0.0 : m->p->batch);
     if (!models_frame(m))
         return;
     for (int i = 0; i < m->n; i++)
@@ -709,7 +716,8 @@ static cm_status read_answer(ilp *m, int ret, const ilp_watch *w, double cutoff_
 {
     int status = glp_mip_status(m->lp);
     double floor_s = m->p->batch * m->t_floor / m->p->clock_hz;
-    if (ret != 0 && ret != GLP_ETMLIM && ret != GLP_ESTOP && ret != GLP_ENOPFS)
+    if (ret != 0 && ret != GLP_ETMLIM && ret != GLP_ESTOP && ret != GLP_ENOPFS &&
+        ret != GLP_EMIPGAP)
         return cm_error_set(err, CM_EINTERNAL, "GLPK failed on nodes %d to %d (code %d)",
                             m->s->first, m->s->end - 1, ret);
     if (ret == GLP_ENOPFS || status == GLP_NOFEAS ||
@@ -742,51 +750,219 @@ static cm_status read_answer(ilp *m, int ret, const ilp_watch *w, double cutoff_
     return CM_OK;
 }
 
-cm_status ex_solve_segment(ex_problem *p, const ex_segment *s, const uint8_t *allowed,
-                           bool frame, double cutoff_s, ex_sol *sol, cm_error *err)
+/* Makes the program's rows and runs GLPK on it; *ret is glp_intopt's answer. */
+static void run_program(ilp *m, double cutoff_s, ilp_watch *w, int *ret)
+{
+    ex_problem *p = m->p;
+    add_columns(m);
+    add_choice_and_time_rows(m);
+    add_resource_rows(m);
+    add_bandwidth_row(m);
+    add_graph_rows(m);
+    if (!isinf(cutoff_s))
+        add_cutoff_row(m, cutoff_s);
+    *w = (ilp_watch){.deadline = p->deadline, .p = p};
+    glp_iocp parm;
+    glp_init_iocp(&parm);
+    parm.msg_lev = GLP_MSG_OFF;
+    parm.presolve = GLP_ON;
+    double left_ms = (p->deadline - cm_seconds_now()) * 1e3;
+    parm.tm_lim = left_ms < 1 ? 1 : left_ms > INT_MAX ? INT_MAX : (int)left_ms;
+    parm.cb_func = watch;
+    parm.cb_info = w;
+    /* Best projection finds good incumbents early on these knapsack-like programs
+     * (MobileNetV1 on the U250: 4 s instead of 24 s with the default). */
+    parm.bt_tech = GLP_BT_BPH;
+    /* a program within the gap asked for keeps the path within it (the search adds
+     * the segments' bounds), so it need not be closed further */
+    parm.mip_gap = p->gap;
+    p->ilps++;
+    *ret = glp_intopt(m->lp, &parm);
+    p->bb_nodes += w->nodes > 0 ? w->nodes : 1; /* a program the presolver settles: 1 */
+}
+
+/* ---- the interval alone, by levels ---- */
+
+typedef enum { LEVEL_NONE, LEVEL_FITS, LEVEL_UNKNOWN } level_answer;
+
+/* Whether some choice of the configurations in `sub` satisfies every row but the
+ * first frame's: a program without an objective, so GLPK stops at its first integer
+ * solution (written to choice). */
+static cm_status level_fits(ex_problem *p, const ex_segment *s, const uint8_t *sub, int *choice,
+                            level_answer *answer, cm_error *err)
 {
     ilp m;
-    sol->cut_off = false;
-    sol->loose = p->has_depth && !frame;
     cm_status st = ilp_alloc(&m, p, s, err);
-    m.frame = frame;
-    if (st == CM_OK && !select_configs(&m, allowed)) {
-        sol->lb = sol->ub = INFINITY;
-        ilp_free(&m);
-        return CM_OK;
-    }
-    if (st == CM_OK && p->batch * m.t_floor / p->clock_hz >= cutoff_s) {
-        no_answer(sol, cutoff_s);
-        ilp_free(&m);
-        return CM_OK;
-    }
-    if (st == CM_OK) {
-        add_columns(&m);
-        add_choice_and_time_rows(&m);
-        add_resource_rows(&m);
-        add_bandwidth_row(&m);
-        add_graph_rows(&m);
-        if (!isinf(cutoff_s))
-            add_cutoff_row(&m, cutoff_s);
-        ilp_watch w = {.deadline = p->deadline, .p = p};
-        glp_iocp parm;
-        glp_init_iocp(&parm);
-        parm.msg_lev = GLP_MSG_OFF;
-        parm.presolve = GLP_ON;
-        double left_ms = (p->deadline - cm_seconds_now()) * 1e3;
-        parm.tm_lim = left_ms < 1 ? 1 : left_ms > INT_MAX ? INT_MAX : (int)left_ms;
-        parm.cb_func = watch;
-        parm.cb_info = &w;
-        /* Best projection finds good incumbents early on these knapsack-like programs
-         * (MobileNetV1 on the U250: 4 s instead of 24 s with the default). */
-        parm.bt_tech = GLP_BT_BPH;
-        p->ilps++;
-        int ret = glp_intopt(m.lp, &parm);
-        p->bb_nodes += w.nodes > 0 ? w.nodes : 1; /* a program the presolver settles: 1 */
-        st = read_answer(&m, ret, &w, cutoff_s, sol, err);
+    *answer = LEVEL_NONE;
+    m.feasible_only = true;
+    if (st == CM_OK && select_configs(&m, sub)) {
+        ilp_watch w;
+        int ret;
+        run_program(&m, INFINITY, &w, &ret);
+        const int status = glp_mip_status(m.lp);
+        if (ret != 0 && ret != GLP_ETMLIM && ret != GLP_ESTOP && ret != GLP_ENOPFS &&
+            ret != GLP_EMIPGAP)
+            st = cm_error_set(err, CM_EINTERNAL, "GLPK failed on nodes %d to %d (code %d)",
+                              s->first, s->end - 1, ret);
+        else if (ret != GLP_ENOPFS && (status == GLP_OPT || status == GLP_FEAS)) {
+            read_choice(&m, choice);
+            *answer = LEVEL_FITS;
+        } else if (ret != GLP_ENOPFS && status != GLP_NOFEAS && ret != 0) {
+            *answer = LEVEL_UNKNOWN;
+        }
     }
     ilp_free(&m);
     return st;
+}
+
+/* The interval of the segment's best choice, without its first frame (the bound a
+ * branching segment is first solved for, sol->loose): the least cycle count v among
+ * the kept configurations for which some choice no slower than v fits. Fitting only
+ * grows with v, so it is found by galloping up from the resource floor (ex_time_floor)
+ * and bisecting, each step a program that only asks whether a choice fits: these end
+ * at the first choice found or prove at the root that none exists, where minimising T
+ * directly left GLPK to close a gap between T and its relaxation node by node (ResNet-18's
+ * second stage on a U250: 15,700 nodes). */
+static cm_status solve_by_levels(ex_problem *p, const ex_segment *s, const uint8_t *allowed,
+                                 double cutoff_s, ex_sol *sol, double *t_least, cm_error *err)
+{
+    ilp m;
+    cm_status st = ilp_alloc(&m, p, s, err);
+    if (st != CM_OK || !select_configs(&m, allowed)) {
+        sol->lb = sol->ub = INFINITY;
+        ilp_free(&m);
+        return st;
+    }
+    const int total = m.off[m.n], n = m.n;
+    double *lev = malloc(((size_t)total + 1) * sizeof *lev);
+    uint8_t *sub = malloc((size_t)total + 1);
+    int *choice = malloc(((size_t)n + 1) * sizeof *choice);
+    int n_lev = 0;
+    for (int i = 0; lev && i < n; i++)
+        for (int k = m.off[i]; k < m.off[i + 1]; k++)
+            if (m.col[k] && cfg_of(&m, k, i)->cycles >= m.t_floor &&
+                p->batch * cfg_of(&m, k, i)->cycles / p->clock_hz < cutoff_s)
+                lev[n_lev++] = cfg_of(&m, k, i)->cycles;
+    if (!lev || !sub || !choice) {
+        st = cm_error_nomem(err);
+        n_lev = 0;
+    }
+    qsort(lev, (size_t)n_lev, sizeof *lev, ex_cmp_double);
+    int u = 0;
+    for (int j = 0; j < n_lev; j++)
+        if (u == 0 || lev[j] != lev[u - 1])
+            lev[u++] = lev[j];
+    n_lev = u;
+    /* levels below lo do not fit; hi is the level of the best choice found (n_lev: none) */
+    int lo = 0, hi = n_lev, step = 1;
+    bool stopped = false;
+    while (st == CM_OK && lo < hi && !ex_out_of_work(p)) {
+        const int probe = hi == n_lev ? (lo + step - 1 < n_lev ? lo + step - 1 : n_lev - 1)
+                                      : lo + (hi - lo) / 2;
+        for (int i = 0; i < n; i++)
+            for (int k = m.off[i]; k < m.off[i + 1]; k++)
+                sub[k] = m.col[k] && cfg_of(&m, k, i)->cycles <= lev[probe];
+        level_answer answer;
+        st = level_fits(p, s, sub, choice, &answer, err);
+        if (st != CM_OK || answer == LEVEL_UNKNOWN) {
+            stopped = answer == LEVEL_UNKNOWN;
+            break;
+        }
+        if (answer == LEVEL_NONE) {
+            lo = probe + 1;
+            step *= 2;
+            continue;
+        }
+        double t = 0.0;
+        for (int i = 0; i < n; i++)
+            t = fmax(t, p->nodes[s->first + i].cfg[choice[i]].cycles);
+        const double *at = bsearch(&t, lev, (size_t)n_lev, sizeof *lev, ex_cmp_double);
+        hi = at ? (int)(at - lev) : probe;
+        memcpy(sol->choice, choice, (size_t)n * sizeof *choice);
+    }
+    stopped |= st == CM_OK && lo < hi;
+    *t_least = lo < n_lev ? lev[lo] : m.t_floor;
+    if (st == CM_OK) {
+        sol->ub = hi < n_lev ? ex_evaluate_choice(p, s, sol->choice) : INFINITY;
+        if (!stopped && hi == n_lev) {
+            if (isinf(cutoff_s))
+                sol->lb = INFINITY;
+            else
+                no_answer(sol, cutoff_s);
+        } else {
+            const double floor_s = p->batch * *t_least / p->clock_hz;
+            sol->lb = fmin(fmin(floor_s, sol->ub), cutoff_s);
+            if (!stopped && !(sol->lb <= sol->ub * (1 + 1e-9)))
+                st = cm_error_set(err, CM_EINTERNAL,
+                                  "the interval of nodes %d to %d is at least %.12g s, the "
+                                  "design evaluates %.12g s",
+                                  s->first, s->end - 1, sol->lb, sol->ub);
+        }
+    }
+    free(lev);
+    free(sub);
+    free(choice);
+    ilp_free(&m);
+    return st;
+}
+
+/* The segment with its first frame. The interval alone is solved first
+ * (solve_by_levels): its least value is a bound on T, and its choice a design whose
+ * cost the program must beat, so when it cannot that choice is the optimum. */
+static cm_status solve_with_frame(ex_problem *p, const ex_segment *s, const uint8_t *allowed,
+                                  double cutoff_s, ex_sol *sol, cm_error *err)
+{
+    const int n = s->end - s->first;
+    ex_sol first = {.choice = malloc(((size_t)n + 1) * sizeof *first.choice)};
+    if (!first.choice)
+        return cm_error_nomem(err);
+    double t_least = 0.0;
+    cm_status st = solve_by_levels(p, s, allowed, cutoff_s, &first, &t_least, err);
+    if (st != CM_OK || isinf(first.lb) || first.cut_off) {
+        sol->lb = first.lb;
+        sol->ub = first.ub;
+        sol->cut_off = first.cut_off;
+        free(first.choice);
+        return st;
+    }
+    const double beat = isinf(first.ub) ? cutoff_s : fmin(cutoff_s, first.ub * (1 - 1e-9));
+    ilp m;
+    st = ilp_alloc(&m, p, s, err);
+    m.frame = true;
+    if (st == CM_OK && !select_configs(&m, allowed))
+        st = cm_error_set(err, CM_EINTERNAL, "nodes %d to %d lost their choices", s->first,
+                          s->end - 1);
+    if (st == CM_OK) {
+        m.t_lb = fmax(m.t_lb, t_least);
+        m.t_floor = fmax(m.t_floor, t_least);
+        ilp_watch w;
+        int ret;
+        run_program(&m, beat, &w, &ret);
+        st = read_answer(&m, ret, &w, beat, sol, err);
+    }
+    if (st == CM_OK && !(sol->ub < first.ub)) {
+        /* nothing better than the interval's choice: it stands, and when the program
+         * showed that nothing beats it, it is the optimum */
+        const bool proven = sol->cut_off && beat < cutoff_s;
+        memcpy(sol->choice, first.choice, (size_t)n * sizeof *first.choice);
+        sol->ub = first.ub;
+        sol->lb = proven ? first.ub : fmin(fmax(sol->lb, first.lb), first.ub);
+        sol->cut_off = false;
+    }
+    free(first.choice);
+    ilp_free(&m);
+    return st;
+}
+
+cm_status ex_solve_segment(ex_problem *p, const ex_segment *s, const uint8_t *allowed,
+                           bool frame, double cutoff_s, ex_sol *sol, cm_error *err)
+{
+    sol->cut_off = false;
+    sol->loose = p->has_depth && !frame;
+    if (frame)
+        return solve_with_frame(p, s, allowed, cutoff_s, sol, err);
+    double t_least;
+    return solve_by_levels(p, s, allowed, cutoff_s, sol, &t_least, err);
 }
 
 double ex_evaluate_choice(ex_problem *p, const ex_segment *s, const int *choice)

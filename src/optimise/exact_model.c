@@ -270,7 +270,7 @@ bool ex_config_kept(const ex_problem *p, const ex_segment *s, int n, int c)
     return ex_bandwidth_ok(p, s, x->cycles) && !ex_bandwidth_ok(p, s, x->dom_cycles);
 }
 
-static int cmp_double(const void *a, const void *b)
+int ex_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -311,7 +311,7 @@ double ex_time_floor(const ex_problem *p, const ex_segment *s, const uint8_t *ke
         for (int c = 0; c < p->nodes[i].n_cfg; c++, k++)
             if (!keep || keep[k])
                 t[n++] = p->nodes[i].cfg[c].cycles;
-    qsort(t, n, sizeof *t, cmp_double);
+    qsort(t, n, sizeof *t, ex_cmp_double);
     /* Feasibility only grows with t: bisect over the candidate intervals. */
     double found = INFINITY;
     size_t lo = 0, hi = n;
