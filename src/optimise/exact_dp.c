@@ -752,12 +752,14 @@ static void round_free(dp_round *r)
     free(r->tasks);
 }
 
-/* The inexact steps of the path to refine this round: up to the first that cannot be
- * (*stuck), as one thread would take them. */
+/* The inexact steps of the path to refine this round: every one that can be; *stuck
+ * when none can (each ran out of time, or was solved only within --gap: a path of
+ * those alone is within the gap, so then one ran out of time). */
 static int round_steps(const dp_step *steps, int n, dp_task *tasks, bool *stuck)
 {
     int count = 0;
-    for (int i = 0; i < n && !*stuck; i++) {
+    bool open = false;
+    for (int i = 0; i < n; i++) {
         double lb, ub;
         step_cost(steps[i].sg, steps[i].s, steps[i].t, &lb, &ub);
         if (!(ub > lb))
@@ -765,8 +767,10 @@ static int round_steps(const dp_step *steps, int n, dp_task *tasks, bool *stuck)
         if (refinable(&steps[i]))
             tasks[count++].step = steps[i];
         else
-            *stuck = true;
+            open = true;
     }
+    /* a step solved only within the gap (or stopped) leaves the others to refine */
+    *stuck = count == 0 && open;
     return count;
 }
 

@@ -703,6 +703,15 @@ static void read_choice(const ilp *m, int *choice)
     }
 }
 
+/* The relative gap at which a program may stop: GLPK stops when its bound is within
+ * that share of its incumbent, so the segment's bound is at least (1 - g) times its
+ * cost, and a path of such segments within the gap the user asked for, g/(1 + g)
+ * (the search adds the segments' bounds; the margin is for rounding). */
+static double program_gap(const ex_problem *p)
+{
+    return 0.999 * p->gap / (1.0 + p->gap);
+}
+
 /* Reads GLPK's answer into sol; the design re-evaluates the chosen foldings. */
 static void no_answer(ex_sol *sol, double cutoff_s)
 {
@@ -744,8 +753,11 @@ static cm_status read_answer(ilp *m, int ret, const ilp_watch *w, double cutoff_
         sol->lb = exact ? sol->ub : obj_s;
         return CM_OK;
     }
-    /* Stopped by the deadline: the best open node bounds what remains unexplored. */
+    /* Stopped by the deadline: the best open node bounds what remains unexplored (its
+     * last value the callback saw); stopped by the gap, GLPK's own bound is within it. */
     double bound = w->have_bound ? fmin(w->bound / m->p->clock_hz, obj_s) : floor_s;
+    if (ret == GLP_EMIPGAP)
+        bound = fmax(bound, obj_s * (1.0 - program_gap(m->p)));
     sol->lb = fmin(fmin(fmax(bound, floor_s), sol->ub), cutoff_s);
     return CM_OK;
 }
@@ -773,9 +785,7 @@ static void run_program(ilp *m, double cutoff_s, ilp_watch *w, int *ret)
     /* Best projection finds good incumbents early on these knapsack-like programs
      * (MobileNetV1 on the U250: 4 s instead of 24 s with the default). */
     parm.bt_tech = GLP_BT_BPH;
-    /* a program within the gap asked for keeps the path within it (the search adds
-     * the segments' bounds), so it need not be closed further */
-    parm.mip_gap = p->gap;
+    parm.mip_gap = program_gap(p);
     p->ilps++;
     *ret = glp_intopt(m->lp, &parm);
     p->bb_nodes += w->nodes > 0 ? w->nodes : 1; /* a program the presolver settles: 1 */
