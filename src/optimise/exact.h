@@ -44,6 +44,8 @@ typedef struct ex_problem {
     cm_design *d;
     int n;
     ex_node *nodes;
+    double *levels;        /* every configuration's cycles, distinct, ascending */
+    int n_levels;
     double batch, clock_hz, reconf_s;
     bool has_depth;        /* fpgaConvNet models pipeline depth */
     double deadline;       /* cm_seconds_now() value at which to stop */

@@ -935,6 +935,14 @@ static cm_status solve_with_frame(ex_problem *p, const ex_segment *s, const uint
         free(first.choice);
         return st;
     }
+    if (first.ub * (1.0 - program_gap(p)) <= first.lb) {
+        /* the interval's choice is within the gap asked for of the bound on T alone */
+        memcpy(sol->choice, first.choice, (size_t)n * sizeof *first.choice);
+        sol->lb = first.lb;
+        sol->ub = first.ub;
+        free(first.choice);
+        return CM_OK;
+    }
     const double beat = isinf(first.ub) ? cutoff_s : fmin(cutoff_s, first.ub * (1 - 1e-9));
     ilp m;
     st = ilp_alloc(&m, p, s, err);

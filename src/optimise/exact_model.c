@@ -203,6 +203,25 @@ static cm_status node_init(ex_problem *p, int i, cm_error *err)
     return collect_out_values(en, err);
 }
 
+/* The distinct cycle counts of all the nodes' configurations (total of them). */
+static cm_status levels_init(ex_problem *p, size_t total, cm_error *err)
+{
+    p->levels = malloc((total ? total : 1) * sizeof *p->levels);
+    if (!p->levels)
+        return cm_error_nomem(err);
+    size_t n = 0;
+    for (int i = 0; i < p->n; i++)
+        for (int c = 0; c < p->nodes[i].n_cfg; c++)
+            p->levels[n++] = p->nodes[i].cfg[c].cycles;
+    qsort(p->levels, n, sizeof *p->levels, ex_cmp_double);
+    int u = 0;
+    for (size_t j = 0; j < n; j++)
+        if (u == 0 || p->levels[j] != p->levels[u - 1])
+            p->levels[u++] = p->levels[j];
+    p->n_levels = u;
+    return CM_OK;
+}
+
 cm_status ex_problem_init(ex_problem *p, cm_design *d, double deadline, cm_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -218,12 +237,14 @@ cm_status ex_problem_init(ex_problem *p, cm_design *d, double deadline, cm_error
     p->nodes = calloc((size_t)p->n, sizeof *p->nodes);
     if (!p->nodes)
         return cm_error_nomem(err);
+    size_t total = 0;
     for (int i = 0; i < p->n; i++) {
         cm_status st = node_init(p, i, err);
         if (st != CM_OK)
             return st;
+        total += (size_t)p->nodes[i].n_cfg;
     }
-    return CM_OK;
+    return levels_init(p, total, err);
 }
 
 void ex_problem_free(ex_problem *p)
@@ -234,7 +255,9 @@ void ex_problem_free(ex_problem *p)
             free(p->nodes[i].out_vals);
         }
     free(p->nodes);
+    free(p->levels);
     p->nodes = NULL;
+    p->levels = NULL;
 }
 
 void ex_segment_init(ex_problem *p, int first, int end, ex_segment *s)
@@ -300,30 +323,19 @@ static bool floor_fits(const ex_problem *p, const ex_segment *s, const uint8_t *
 
 double ex_time_floor(const ex_problem *p, const ex_segment *s, const uint8_t *keep)
 {
-    size_t n = 0, cap = 0;
-    for (int i = s->first; i < s->end; i++)
-        cap += (size_t)p->nodes[i].n_cfg;
-    double *t = malloc((cap ? cap : 1) * sizeof *t);
-    if (!t)
-        return 0.0; /* no memory for a better bound: 0 is still a valid one */
-    int k = 0;
-    for (int i = s->first; i < s->end; i++)
-        for (int c = 0; c < p->nodes[i].n_cfg; c++, k++)
-            if (!keep || keep[k])
-                t[n++] = p->nodes[i].cfg[c].cycles;
-    qsort(t, n, sizeof *t, ex_cmp_double);
-    /* Feasibility only grows with t: bisect over the candidate intervals. */
+    /* Feasibility only grows with t and changes only at the segment's own cycle counts,
+     * all of them among the network's levels: bisect over those (no sort per segment:
+     * the cut graph's set-up asks this of every segment). */
     double found = INFINITY;
-    size_t lo = 0, hi = n;
+    int lo = 0, hi = p->n_levels;
     while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (floor_fits(p, s, keep, t[mid])) {
-            found = t[mid];
+        const int mid = lo + (hi - lo) / 2;
+        if (floor_fits(p, s, keep, p->levels[mid])) {
+            found = p->levels[mid];
             hi = mid;
         } else {
             lo = mid + 1;
         }
     }
-    free(t);
     return found;
 }
