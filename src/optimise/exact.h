@@ -102,6 +102,8 @@ void ex_res_add(cm_resources *acc, const cm_resources *r);
 bool ex_res_fits(const cm_resources *r, const cm_resources *max);
 /* qsort's and bsearch's order of doubles, ascending. */
 int ex_cmp_double(const void *a, const void *b);
+/* Sorts v[0..n) ascending and keeps each value once; returns how many are left. */
+int ex_sort_distinct(double *v, int n);
 cm_status ex_problem_init(ex_problem *p, cm_design *d, double deadline, cm_error *err);
 void ex_problem_free(ex_problem *p);
 /* Whether out-folding a of a node with `flags` may feed in-folding b (the design's

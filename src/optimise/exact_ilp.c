@@ -857,12 +857,7 @@ static cm_status solve_by_levels(ex_problem *p, const ex_segment *s, const uint8
         st = cm_error_nomem(err);
         n_lev = 0;
     }
-    qsort(lev, (size_t)n_lev, sizeof *lev, ex_cmp_double);
-    int u = 0;
-    for (int j = 0; j < n_lev; j++)
-        if (u == 0 || lev[j] != lev[u - 1])
-            lev[u++] = lev[j];
-    n_lev = u;
+    n_lev = ex_sort_distinct(lev, n_lev);
     /* levels below lo do not fit; hi is the level of the best choice found (n_lev: none) */
     int lo = 0, hi = n_lev, step = 1;
     bool stopped = false;

@@ -213,12 +213,7 @@ static cm_status levels_init(ex_problem *p, size_t total, cm_error *err)
     for (int i = 0; i < p->n; i++)
         for (int c = 0; c < p->nodes[i].n_cfg; c++)
             p->levels[n++] = p->nodes[i].cfg[c].cycles;
-    qsort(p->levels, n, sizeof *p->levels, ex_cmp_double);
-    int u = 0;
-    for (size_t j = 0; j < n; j++)
-        if (u == 0 || p->levels[j] != p->levels[u - 1])
-            p->levels[u++] = p->levels[j];
-    p->n_levels = u;
+    p->n_levels = ex_sort_distinct(p->levels, (int)n);
     return CM_OK;
 }
 
@@ -297,6 +292,18 @@ int ex_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+int ex_sort_distinct(double *v, int n)
+{
+    if (n <= 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof *v, ex_cmp_double);
+    int u = 0;
+    for (int j = 0; j < n; j++)
+        if (u == 0 || v[j] != v[u - 1])
+            v[u++] = v[j];
+    return u;
 }
 
 /* Whether, at interval t, each resource's sum of the nodes' cheapest configurations
