@@ -7,20 +7,30 @@
 #include "model/import.h"
 #include "run/run_internal.h"
 
+/* The elements of an output of shape dims, or an error if one is out of range. */
+static cm_status output_count(cm_run_ctx *cx, int rank, const int64_t *dims, int64_t *count)
+{
+    *count = 1;
+    for (int k = 0; k < rank; k++) {
+        if (dims[k] < 0 || (dims[k] > 0 && *count > CM_RUN_ELEMENTS_MAX / dims[k]))
+            return cm_run_fail(cx, CM_EINPUT, "output dimension %lld at axis %d is out of range",
+                               (long long)dims[k], k);
+        *count *= dims[k];
+    }
+    return CM_OK;
+}
+
 cm_status cm_run_new(cm_run_ctx *cx, cm_dtype dtype, int rank, const int64_t *dims,
                      cm_array **out)
 {
-    int64_t count = 1;
-    for (int k = 0; k < rank; k++) {
-        if (dims[k] < 0 || (dims[k] > 0 && count > CM_RUN_ELEMENTS_MAX / dims[k]))
-            return cm_run_fail(cx, CM_EINPUT, "output dimension %lld at axis %d is out of range",
-                               (long long)dims[k], k);
-        count *= dims[k];
-    }
+    int64_t count;
+    cm_status st = output_count(cx, rank, dims, &count);
+    if (st != CM_OK)
+        return st;
     if (count > cx->r->max_elements)
         return cm_run_fail(cx, CM_EINPUT, "an output of %lld elements exceeds the limit of %lld",
                            (long long)count, (long long)cx->r->max_elements);
-    cm_status st = cm_array_alloc(dtype, rank, dims, false, out, cx->err);
+    st = cm_array_alloc(dtype, rank, dims, false, out, cx->err);
     if (st != CM_OK && st != CM_EINTERNAL)
         return cm_run_fail(cx, st, "%s", cx->err->message);
     return st;
@@ -29,15 +39,18 @@ cm_status cm_run_new(cm_run_ctx *cx, cm_dtype dtype, int rank, const int64_t *di
 cm_status cm_run_reshaped(cm_run_ctx *cx, const cm_array *a, int rank, const int64_t *dims,
                           cm_array **out)
 {
-    cm_status st = cm_run_new(cx, a->dtype, rank, dims, out);
+    /* counted before anything is allocated: a shape far larger than the input (a
+     * fuzzed Reshape during constant folding asked for 400 GB) fails here */
+    int64_t count;
+    cm_status st = output_count(cx, rank, dims, &count);
     if (st != CM_OK)
         return st;
-    if ((*out)->count != a->count) {
-        cm_array_free(*out);
-        *out = NULL;
+    if (count != a->count)
         return cm_run_fail(cx, CM_EINPUT, "cannot reshape %lld elements into %lld",
-                           (long long)a->count, (long long)(*out ? (*out)->count : 0));
-    }
+                           (long long)a->count, (long long)count);
+    st = cm_run_new(cx, a->dtype, rank, dims, out);
+    if (st != CM_OK)
+        return st;
     if (a->f)
         memcpy((*out)->f, a->f, (size_t)a->count * sizeof *a->f);
     else if (a->i)
