@@ -310,10 +310,21 @@ static cm_status design_alloc(cm_design *d, cm_error *err)
     d->last_succ = calloc(n + 1, sizeof *d->last_succ);
     d->only_pred = calloc(n + 1, sizeof *d->only_pred);
     d->frame_late = calloc(n + 1, sizeof *d->frame_late);
+    d->late_at = calloc(n + 1, sizeof *d->late_at);
     if (!d->state || !d->memo || !d->part_of || !d->parts || !d->scratch_fold ||
         !d->scratch_mark || !d->scratch_list || !d->scratch_time || !d->frame_moved ||
         !d->frame_owed || !d->frame_reads || !d->next_leaving || !d->frame_unbound || !d->frame_stale || !d->last_succ ||
-        !d->only_pred || !d->frame_late)
+        !d->only_pred || !d->frame_late || !d->late_at)
+        return cm_error_nomem(err);
+    size_t most = 1;
+    for (size_t i = 0; i < n; i++) {
+        const size_t cap = (size_t)cm_design_late_cap(d, (int)i);
+        d->late_at[i + 1] = d->late_at[i] + cap;
+        most = cap > most ? cap : most;
+    }
+    d->late_bounds = malloc((2 * d->late_at[n] + 1) * sizeof *d->late_bounds);
+    d->late_scratch = malloc(most * sizeof *d->late_scratch);
+    if (!d->late_bounds || !d->late_scratch)
         return cm_error_nomem(err);
     for (size_t i = 0; i < n; i++) {
         const cm_hd_node *node = &d->hd.nodes[i];
@@ -420,6 +431,9 @@ void cm_design_free(cm_design *d)
     free(d->last_succ);
     free(d->only_pred);
     free(d->frame_late);
+    free(d->late_at);
+    free(d->late_bounds);
+    free(d->late_scratch);
     cm_fifo_set_free(d->fifo);
     cm_hdgraph_free(&d->hd);
     cm_graph_free(d->graph);

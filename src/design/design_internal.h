@@ -67,6 +67,11 @@ struct cm_design {
     int *last_succ;         /* its last consumer's index (-1: none) */
     int *only_pred;         /* its one producer (-1: none, -2: several) */
     uint8_t *frame_late;    /* its block has late rows (first_frame.c) */
+    size_t *late_at;        /* n + 1 offsets into late_bounds: cm_design_late_cap each */
+    double *late_bounds;    /* per node, the source and work share of each record that
+                             * bounds its last output (the cache of a `late` slot: a
+                             * DenseNet concatenation has dozens) */
+    struct cm_late_rec *late_scratch; /* the most records any node has */
     struct cm_fifo_set *fifo; /* recorded FIFO depths (design/fifo_cost.h), or NULL */
 };
 
@@ -96,13 +101,12 @@ double cm_design_last_row_taken(const cm_block_timing *producer, double first_ou
  * nearest sources; `late` arrays hold CM_LATE_STRIDE doubles a node: its input's last
  * word, its record count, then each record's source and late share of its output; then
  * (first_frame.c's cache, since records follow from the shapes and the partition's
- * first node alone) that first node + 1, and the count (-1: more than CM_LATE_BOUNDS)
- * and the source and work share of the records that bound the node's last output. */
+ * first node alone) that first node + 1 and the count of the records that bound the
+ * node's last output, whose source and work share are in the design's late_bounds. */
 enum {
     CM_LATE_KEPT = 4,
-    CM_LATE_BOUNDS = 1 + 2 * CM_LATE_KEPT,
     CM_LATE_KEY = 2 + 2 * CM_LATE_KEPT,
-    CM_LATE_STRIDE = CM_LATE_KEY + 2 + 2 * CM_LATE_BOUNDS
+    CM_LATE_STRIDE = CM_LATE_KEY + 2
 };
 
 typedef struct cm_late_rec {

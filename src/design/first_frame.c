@@ -31,7 +31,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 static double maxd(double a, double b)
@@ -303,41 +302,24 @@ static frame_time node_time(const cm_design *d, int first, int i, const frame_ti
     return out;
 }
 
-/* Node i's last output no earlier than each late record allows; its records kept. */
 /* Node i's records into its slot: those it keeps for its consumers, and those that
- * bound its last output (cached: they hold for every folding). */
+ * bound its last output (cached in d->late_bounds: they hold for every folding). */
 static void late_records_into(const cm_design *d, int first, int i, double *late)
 {
     double *slot = late + (size_t)(i - first) * CM_LATE_STRIDE;
-    cm_late_rec recs[1 + CM_LATE_KEPT * 8]; /* up to 8 producers without malloc */
-    cm_late_rec *heap = NULL, *r = recs;
-    const int cap = cm_design_late_cap(d, i);
-    slot[1] = 0;
-    slot[CM_LATE_KEY] = first + 1.0;
-    slot[CM_LATE_KEY + 1] = 0;
-    if (cap > (int)(sizeof recs / sizeof recs[0])) {
-        heap = malloc((size_t)cap * sizeof *heap);
-        if (!heap) { /* leave it uncached: the next look tries again */
-            slot[CM_LATE_KEY] = 0;
-            return;
-        }
-        r = heap;
-    }
+    double *bound = d->late_bounds + 2 * d->late_at[i];
+    cm_late_rec *r = d->late_scratch;
     const int count = cm_design_late_records(d, first, i, late, r);
     int bounds = 0;
-    for (int k = 0; k < count && bounds >= 0; k++)
+    for (int k = 0; k < count; k++)
         if (r[k].work > 0) {
-            if (bounds == CM_LATE_BOUNDS) {
-                bounds = -1;
-                break;
-            }
-            slot[CM_LATE_KEY + 2 + 2 * bounds] = r[k].source;
-            slot[CM_LATE_KEY + 3 + 2 * bounds] = r[k].work;
+            bound[2 * bounds] = r[k].source;
+            bound[2 * bounds + 1] = r[k].work;
             bounds++;
         }
+    slot[CM_LATE_KEY] = first + 1.0;
     slot[CM_LATE_KEY + 1] = bounds;
     cm_design_late_keep(slot, r, count);
-    free(heap);
 }
 
 /* Node i's last output (a true time) no earlier than each late record allows. */
@@ -351,28 +333,13 @@ static void late_bound(const cm_design *d, int first, int i, double *late, doubl
     if (slot[CM_LATE_KEY] != first + 1.0)
         late_records_into(d, first, i, late);
     const double cycles = d->state[i].cost.cycles;
+    const double *bound = d->late_bounds + 2 * d->late_at[i];
     const int bounds = (int)slot[CM_LATE_KEY + 1];
-    if (bounds >= 0) {
-        for (int k = 0; k < bounds; k++) {
-            const int src = (int)slot[CM_LATE_KEY + 2 + 2 * k];
-            const double z = late[(size_t)(src - first) * CM_LATE_STRIDE] + owed(d, src);
-            *last_out = maxd(*last_out, z + slot[CM_LATE_KEY + 3 + 2 * k] * cycles);
-        }
-        return;
+    for (int k = 0; k < bounds; k++) {
+        const int src = (int)bound[2 * k];
+        const double z = late[(size_t)(src - first) * CM_LATE_STRIDE] + owed(d, src);
+        *last_out = maxd(*last_out, z + bound[2 * k + 1] * cycles);
     }
-    /* more than the cache holds: every record again */
-    const int cap = cm_design_late_cap(d, i);
-    cm_late_rec *r = malloc((size_t)cap * sizeof *r);
-    if (!r)
-        return;
-    const int count = cm_design_late_records(d, first, i, late, r);
-    for (int k = 0; k < count; k++)
-        if (r[k].work > 0) {
-            const double z =
-                late[(size_t)(r[k].source - first) * CM_LATE_STRIDE] + owed(d, r[k].source);
-            *last_out = maxd(*last_out, z + r[k].work * cycles);
-        }
-    free(r);
 }
 
 /* How far node i's inputs moved in this timing (nodes from `from` on have their move
@@ -460,11 +427,12 @@ void cm_design_frame_layout(cm_design *d, int first, int end)
             lowest = n->pred[k] < first ? -1 : n->pred[k] < lowest ? n->pred[k] : lowest;
         if (d->frame_late[i]) {
             const double *slot = late + (size_t)i * CM_LATE_STRIDE;
+            const double *bound = d->late_bounds + 2 * d->late_at[i];
             const int bounds = (int)slot[CM_LATE_KEY + 1];
-            if (slot[CM_LATE_KEY] != first + 1.0 || bounds < 0)
+            if (slot[CM_LATE_KEY] != first + 1.0)
                 lowest = -1;
             for (int k = 0; k < bounds && lowest >= 0; k++) {
-                const int src = (int)slot[CM_LATE_KEY + 2 + 2 * k];
+                const int src = (int)bound[2 * k];
                 lowest = src < lowest ? src : lowest;
             }
         }
