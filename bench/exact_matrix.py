@@ -22,7 +22,8 @@ and its wall time and CPU time (user + system, from wait4) are recorded.
 Writes OUT/exact_matrix.json (every run's figures) and OUT/exact_matrix.md: a Markdown
 table (network, board, backend, objective; exact's answer, gap, wall and CPU seconds,
 evaluations; rule's answer, its ratio to exact and its CPU seconds) and a summary of
-where the issue's bounds hold. --resume keeps the runs already in OUT/exact_matrix.json.
+where the issue's bounds hold. --resume keeps the runs already in OUT/exact_matrix.json;
+--networks, --backends and --objectives run part of the matrix.
 
 Needs Debian's python3-torch, python3-torchvision (0.14) and python3-onnx, hence
 /usr/bin/python3 (only for the export; the rest is the standard library).
@@ -162,6 +163,8 @@ def main():
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--gap", type=float, default=0.01)
     ap.add_argument("--networks", nargs="*", default=list(NETWORKS))
+    ap.add_argument("--backends", nargs="*", default=list(BACKENDS))
+    ap.add_argument("--objectives", nargs="*", default=list(OBJECTIVES))
     ap.add_argument("--resume", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.cache, exist_ok=True)
@@ -180,8 +183,8 @@ def main():
             continue
         model = rule_vs_anneal.model_path(a.cache, net)
         for board in BOARDS:
-            for backend in BACKENDS:
-                for objective in OBJECTIVES:
+            for backend in a.backends:
+                for objective in a.objectives:
                     key = "|".join((net, board, backend, objective))
                     cell = results.setdefault(key, {})
                     for opt in OPTIMISERS:
