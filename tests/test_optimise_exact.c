@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "design/design_internal.h"
+#include "optimise/exact.h"
+#include "util/progress.h"
 
 static cm_design *make_design(const char *path, const cm_board *board, cm_backend backend,
                               cm_objective objective, bool reconf)
@@ -517,6 +519,54 @@ static void test_interval_choice_within_gap(void **state)
     cm_design_free(d);
 }
 
+/* The cost floor of a segment with its first frame (ex_cost_floor). SqueezeNet's fire
+ * modules branch, and the slowest node need not lie on the path that ends last; but
+ * every path through it bounds the first frame. So with each node as the slowest, at
+ * each of its configurations at least as slow as the interval asked for, the floor
+ * adds its cycles and the longest path of least terms through it. It bounds every
+ * design whose interval is at least that: here, 300 random choices of each node's
+ * configurations (those fitting the board alone, the floor's), timed by the design as
+ * one partition. And it is above the interval alone (before, a branching partition's
+ * bound left the first frame out). */
+static void check_cost_floor(cm_backend backend)
+{
+    cm_design *d = torchvision_design("squeezenet1_1", "u250", backend, CM_OBJECTIVE_LATENCY);
+    ex_problem p;
+    cm_error err = {0};
+    assert_int_equal(ex_problem_init(&p, d, cm_seconds_now() + 600, &err), CM_OK);
+    ex_segment seg;
+    ex_segment_init(&p, 0, p.n, &seg);
+    int whole[1] = {0};
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    double least_t = INFINITY;
+    for (int trial = 0; trial < 300; trial++) {
+        for (int i = 0; i < p.n; i++) {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            const ex_config *c = &p.nodes[i].cfg[rng % (uint64_t)p.nodes[i].n_cfg];
+            cm_design_set_folding(d, i, c->in, c->out, c->kernel);
+        }
+        cm_design_set_partitions(d, whole, 1, NULL);
+        cm_partition_info info;
+        cm_design_partition_info(d, 0, &info);
+        const double cycles = p.batch * info.interval_cycles + info.depth_cycles;
+        assert_true(ex_cost_floor(&p, &seg, 0.0) <= cycles * (1 + 1e-9));
+        assert_true(ex_cost_floor(&p, &seg, info.interval_cycles) <= cycles * (1 + 1e-9));
+        least_t = fmin(least_t, info.interval_cycles);
+    }
+    assert_true(ex_cost_floor(&p, &seg, least_t) > p.batch * least_t);
+    ex_problem_free(&p);
+    cm_design_free(d);
+}
+
+static void test_cost_floor_branching(void **state)
+{
+    (void)state;
+    check_cost_floor(CM_BACKEND_FPGACONVNET);
+    check_cost_floor(CM_BACKEND_FINN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -532,6 +582,7 @@ int main(void)
         cmocka_unit_test(test_gap),
         cmocka_unit_test(test_interval_by_levels),
         cmocka_unit_test(test_interval_choice_within_gap),
+        cmocka_unit_test(test_cost_floor_branching),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

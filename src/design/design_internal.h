@@ -82,9 +82,14 @@ void cm_fifo_set_free(struct cm_fifo_set *f);
 /* A node's whole block cost at a folding (memoised), timing included. */
 void cm_design_node_block_cost(const cm_design *d, int node, const int64_t fold[3],
                                cm_block_cost *out);
-/* What node's timing adds at least to a chain partition's first frame beyond its
- * interval (first_frame.c): summed over a chain, a lower bound of the depth. */
-double cm_design_depth_bound(const cm_block_cost *c);
+/* What a block's timing adds at least to its partition's first frame beyond the
+ * interval (first_frame.c), by its place on a path through the slowest block: before
+ * it, the slowest itself, or after it. Summed along such a path, a lower bound of the
+ * depth (src/optimise/exact_model.c, ex_depth_floor). */
+typedef struct cm_depth_terms {
+    double before, slowest, after;
+} cm_depth_terms;
+cm_depth_terms cm_design_depth_terms(const cm_block_cost *c);
 /* A strided window's last output row and the consumer taking it (first_frame.c): the
  * input rows its rows' times spread over, and when a consumer at `pace` cycles an input
  * word has taken a producer's last row of row_words words (0: no such rows). */

@@ -494,16 +494,16 @@ double cm_design_first_frame(const cm_design *d, int first, int end, int from, i
     return latency;
 }
 
-/* Along a chain, every block before the slowest delays the slowest one's start by at
- * least its own fill and head (first outputs only follow first inputs), every block
- * after it adds at least its tail to the end, and the slowest adds its start and rest
- * less its cycles: so the depth of a chain partition is at least the sum over its
- * blocks of the least of the three. (Off a chain the slowest need not lie on the
- * path, so searches bound branchy partitions' depth by 0.) */
-double cm_design_depth_bound(const cm_block_cost *c)
+/* On any path from a block reading off-chip memory through the slowest block to one
+ * whose output leaves the partition, every block before the slowest delays the
+ * slowest one's start by at least its own fill and head (first outputs only follow
+ * first inputs, and a block with several producers waits for the latest), every block
+ * after it adds at least its tail to the end (last outputs follow last inputs), and
+ * the slowest adds its start and rest less its cycles (the interval). */
+cm_depth_terms cm_design_depth_terms(const cm_block_cost *c)
 {
     const cm_block_timing *t = &c->timing;
-    const double before = t->fill_cycles + t->head_cycles, after = t->tail_cycles;
-    const double slowest = t->start_cycles + t->rest_cycles - c->cycles;
-    return fmin(fmin(before, after), slowest);
+    return (cm_depth_terms){.before = t->fill_cycles + t->head_cycles,
+                            .after = t->tail_cycles,
+                            .slowest = t->start_cycles + t->rest_cycles - c->cycles};
 }

@@ -20,7 +20,6 @@
 typedef struct ex_config {
     int64_t in, out, kernel;
     double cycles;
-    double depth;          /* cm_design_depth_bound: summed over a chain, a lower bound */
     cm_block_timing timing; /* the first frame's terms, compared for dominance */
     cm_resources res;
     double dom_cycles;
@@ -31,7 +30,7 @@ typedef struct ex_node {
     ex_config *cfg;
     unsigned flags;        /* CM_HD_INTER / CM_HD_DIVISIBLE of the node's out side */
     double fast_alone;     /* fewest cycles of a configuration that fits the board alone */
-    double min_depth;
+    cm_depth_terms min_depth; /* each term's least over the configurations that fit */
     cm_resources min_res;  /* per resource, the least any configuration needs */
     cm_resources min_fit;  /* the same over the configurations that fit alone */
     cm_resources closest;  /* the configuration nearest to fitting (least worst ratio) */
@@ -112,6 +111,12 @@ bool ex_compatible(unsigned flags, int64_t a, int64_t b);
 /* The segment's off-chip bits per sample and shape, read from the design's own
  * partition bookkeeping so that eq. 7 is evaluated exactly as the design does. */
 void ex_segment_init(ex_problem *p, int first, int end, ex_segment *s);
+/* The least batch * T + D (cycles) of any choice for the segment whose interval T is at
+ * least t_min: over each node as the slowest, at each of its configurations no faster
+ * than t_min, batch times its cycles plus the least first frame beyond them on the
+ * longest path through it of the other nodes' least cm_design_depth_terms. INFINITY
+ * when no configuration is that slow. */
+double ex_cost_floor(const ex_problem *p, const ex_segment *s, double t_min);
 /* Whether a configuration's cycles satisfy the segment's bandwidth limit on their own
  * (the design's eq. 7 test with this configuration as the slowest node). */
 bool ex_bandwidth_ok(const ex_problem *p, const ex_segment *s, double cycles);

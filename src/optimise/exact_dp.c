@@ -140,35 +140,6 @@ static cm_status cuts_init(dp *g, cm_error *err)
     return st;
 }
 
-/* The least depths summed over a chain segment (cm_design_depth_bound); 0 off a chain,
- * where they do not bound the first frame. */
-static double depth_floor(const ex_problem *p, int first, int end)
-{
-    if (!p->has_depth)
-        return 0.0;
-    for (int i = first; i < end; i++) {
-        const cm_hd_node *hn = &p->d->hd.nodes[i];
-        int in = 0, out = 0;
-        for (int k = 0; k < hn->n_pred; k++)
-            in += hn->pred[k] >= first && hn->pred[k] < end;
-        for (int k = 0; k < hn->n_succ; k++)
-            out += hn->succ[k] >= first && hn->succ[k] < end;
-        if (in > 1 || out > 1)
-            return 0.0;
-    }
-    double best = 0.0, local[end - first];
-    for (int i = end - 1; i >= first; i--) {
-        const cm_hd_node *hn = &p->d->hd.nodes[i];
-        double tail = 0.0;
-        for (int k = 0; k < hn->n_succ; k++)
-            if (hn->succ[k] < end)
-                tail = fmax(tail, local[hn->succ[k] - first]);
-        local[i - first] = p->nodes[i].min_depth + tail;
-        best = fmax(best, local[i - first]);
-    }
-    return best;
-}
-
 /* The cheap bound: every node at its fastest configuration that fits alone, and some
  * node slower than the bandwidth floor (eq. 7); INFINITY when even the least of every
  * resource over the segment's nodes exceeds the board. */
@@ -189,7 +160,7 @@ static double cheap_bound(const ex_problem *p, const ex_segment *s)
     if (!ex_res_fits(&sum, &p->d->limits))
         return INFINITY;
     t = fmax(fmax(t, witness), ex_time_floor(p, s, NULL));
-    return (p->batch * t + depth_floor(p, s->first, s->end)) / p->clock_hz;
+    return ex_cost_floor(p, s, t) / p->clock_hz;
 }
 
 static cm_status seg_init(dp *g, int a, int b, cm_error *err)

@@ -724,7 +724,7 @@ static cm_status read_answer(ilp *m, int ret, const ilp_watch *w, double cutoff_
                              cm_error *err)
 {
     int status = glp_mip_status(m->lp);
-    double floor_s = m->p->batch * m->t_floor / m->p->clock_hz;
+    double floor_s = ex_cost_floor(m->p, m->s, m->t_floor) / m->p->clock_hz;
     if (ret != 0 && ret != GLP_ETMLIM && ret != GLP_ESTOP && ret != GLP_ENOPFS &&
         ret != GLP_EMIPGAP)
         return cm_error_set(err, CM_EINTERNAL, "GLPK failed on nodes %d to %d (code %d)",
@@ -906,9 +906,9 @@ static cm_status solve_by_levels(ex_problem *p, const ex_segment *s, const uint8
             else
                 no_answer(sol, cutoff_s);
         } else {
-            const double floor_s = p->batch * *t_least / p->clock_hz;
+            const double floor_s = ex_cost_floor(p, s, *t_least) / p->clock_hz;
             sol->lb = fmin(fmin(floor_s, sol->ub), cutoff_s);
-            if (!stopped && !(sol->lb <= sol->ub * (1 + 1e-9)))
+            if (!stopped && !(floor_s <= sol->ub * (1 + 1e-9)))
                 st = cm_error_set(err, CM_EINTERNAL,
                                   "the interval of nodes %d to %d is at least %.12g s, the "
                                   "design evaluates %.12g s",

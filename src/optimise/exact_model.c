@@ -153,7 +153,6 @@ static void add_config(ex_problem *p, int i, ex_node *en, const int64_t f[3])
     cm_block_cost cost;
     cm_design_node_block_cost(p->d, i, f, &cost);
     c.cycles = cost.cycles;
-    c.depth = cm_design_depth_bound(&cost);
     c.timing = cost.timing;
     c.res = cost.res;
     p->evaluations++;
@@ -167,8 +166,10 @@ static void add_config(ex_problem *p, int i, ex_node *en, const int64_t f[3])
         return;
     if (c.cycles < en->fast_alone)
         en->fast_alone = c.cycles;
-    if (c.depth < en->min_depth)
-        en->min_depth = c.depth;
+    const cm_depth_terms dt = cm_design_depth_terms(&cost);
+    en->min_depth.before = fmin(en->min_depth.before, dt.before);
+    en->min_depth.slowest = fmin(en->min_depth.slowest, dt.slowest);
+    en->min_depth.after = fmin(en->min_depth.after, dt.after);
     res_min(&en->min_fit, &c.res);
     en->cfg[en->n_cfg++] = c;
 }
@@ -192,7 +193,8 @@ static cm_status node_init(ex_problem *p, int i, cm_error *err)
     if (!en->cfg)
         return cm_error_nomem(err);
     en->flags = hn->flags & EX_EDGE_FLAGS;
-    en->fast_alone = en->min_depth = en->closest_ratio = INFINITY;
+    en->fast_alone = en->closest_ratio = INFINITY;
+    en->min_depth = (cm_depth_terms){INFINITY, INFINITY, INFINITY};
     en->min_res = (cm_resources){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
     en->min_fit = en->min_res;
     for (int a = 0; a < v[0].count; a++)
@@ -269,6 +271,50 @@ void ex_segment_init(ex_problem *p, int first, int end, ex_segment *s)
     s->end = end;
     s->io_bits = part->io_bits;
     s->chain = part->chain;
+}
+
+double ex_cost_floor(const ex_problem *p, const ex_segment *s, double t_min)
+{
+    const int first = s->first, n = s->end - s->first;
+    if (!p->has_depth || n <= 0)
+        return p->batch * t_min;
+    /* into[i]: the longest path of "before" terms ending at a producer of node i;
+     * out_of[i]: of "after" terms starting at a consumer */
+    double *into = malloc(2 * (size_t)n * sizeof *into);
+    if (!into)
+        return p->batch * t_min; /* the bound without the first frame */
+    double *out_of = into + n;
+    const cm_hd_node *nodes = p->d->hd.nodes;
+    for (int i = first; i < s->end; i++) {
+        double v = 0.0;
+        for (int k = 0; k < nodes[i].n_pred; k++) {
+            const int q = nodes[i].pred[k];
+            if (q >= first)
+                v = fmax(v, into[q - first] + p->nodes[q].min_depth.before);
+        }
+        into[i - first] = v;
+    }
+    double least = INFINITY;
+    for (int i = s->end - 1; i >= first; i--) {
+        double v = 0.0;
+        for (int k = 0; k < nodes[i].n_succ; k++) {
+            const int q = nodes[i].succ[k];
+            if (q < s->end)
+                v = fmax(v, out_of[q - first] + p->nodes[q].min_depth.after);
+        }
+        out_of[i - first] = v;
+        const ex_node *en = &p->nodes[i];
+        for (int c = 0; c < en->n_cfg; c++) {
+            const ex_config *x = &en->cfg[c];
+            if (x->cycles < t_min)
+                continue;
+            const cm_block_cost cost = {.cycles = x->cycles, .timing = x->timing};
+            const double depth = into[i - first] + cm_design_depth_terms(&cost).slowest + v;
+            least = fmin(least, p->batch * x->cycles + fmax(depth, 0.0));
+        }
+    }
+    free(into);
+    return least;
 }
 
 bool ex_bandwidth_ok(const ex_problem *p, const ex_segment *s, double cycles)
