@@ -68,7 +68,8 @@ typedef struct ex_sol {
     double lb, ub;
     bool cut_off;  /* the program only showed that the time is at least lb */
     bool loose;    /* solved without the first frame (a branching segment's quick first
-                    * program): lb leaves the depth out; ub is the design's cost */
+                    * program): lb is the interval's, raised by the relaxation with the
+                    * first frame; ub is the design's cost */
     int *choice;
 } ex_sol;
 
@@ -89,6 +90,11 @@ typedef struct ex_segment {
  * budget left when the round began, so a round may overrun it; the next round does not
  * start. */
 #define EX_SETUP_WORK 500000000LL
+
+/* A branching segment's first program (the interval alone) gets the linear relaxation
+ * of its program with the first frame when its choice's cost is at least this share
+ * above its bound (exact_ilp.c, ex_solve_segment). */
+#define EX_RELAX_SHARE 0.05
 
 /* Whether the node budget or the deadline has ended the search. */
 bool ex_out_of_work(const ex_problem *p);
