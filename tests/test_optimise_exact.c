@@ -519,6 +519,16 @@ static void test_interval_choice_within_gap(void **state)
     cm_design_free(d);
 }
 
+/* SqueezeNet's whole network on a U250 as one segment of exact's model (latency). */
+static cm_design *squeezenet_segment(cm_backend backend, ex_problem *p, ex_segment *seg)
+{
+    cm_design *d = torchvision_design("squeezenet1_1", "u250", backend, CM_OBJECTIVE_LATENCY);
+    cm_error err = {0};
+    assert_int_equal(ex_problem_init(p, d, cm_seconds_now() + 600, &err), CM_OK);
+    ex_segment_init(p, 0, p->n, seg);
+    return d;
+}
+
 /* The cost floor of a segment with its first frame (ex_cost_floor). SqueezeNet's fire
  * modules branch, and the slowest node need not lie on the path that ends last; but
  * every path through it bounds the first frame. So with each node as the slowest, at
@@ -530,12 +540,9 @@ static void test_interval_choice_within_gap(void **state)
  * bound left the first frame out). */
 static void check_cost_floor(cm_backend backend)
 {
-    cm_design *d = torchvision_design("squeezenet1_1", "u250", backend, CM_OBJECTIVE_LATENCY);
     ex_problem p;
-    cm_error err = {0};
-    assert_int_equal(ex_problem_init(&p, d, cm_seconds_now() + 600, &err), CM_OK);
     ex_segment seg;
-    ex_segment_init(&p, 0, p.n, &seg);
+    cm_design *d = squeezenet_segment(backend, &p, &seg);
     int whole[1] = {0};
     uint64_t rng = 0x9e3779b97f4a7c15ull;
     double least_t = INFINITY;
@@ -576,14 +583,11 @@ static void test_cost_floor_branching(void **state)
 static void test_loose_bound_has_first_frame(void **state)
 {
     (void)state;
-    cm_design *d = torchvision_design("squeezenet1_1", "u250", CM_BACKEND_FINN,
-                                      CM_OBJECTIVE_LATENCY);
     ex_problem p;
-    cm_error err = {0};
-    assert_int_equal(ex_problem_init(&p, d, cm_seconds_now() + 600, &err), CM_OK);
-    p.bb_budget = CM_OPTIMISE_EXACT_NODES;
     ex_segment seg;
-    ex_segment_init(&p, 0, p.n, &seg);
+    cm_design *d = squeezenet_segment(CM_BACKEND_FINN, &p, &seg);
+    p.bb_budget = CM_OPTIMISE_EXACT_NODES;
+    cm_error err = {0};
     ex_sol sol = {.choice = calloc((size_t)p.n, sizeof *sol.choice)};
     assert_non_null(sol.choice);
     assert_int_equal(ex_solve_segment(&p, &seg, NULL, false, INFINITY, &sol, &err), CM_OK);

@@ -30,7 +30,8 @@ typedef struct ex_node {
     ex_config *cfg;
     unsigned flags;        /* CM_HD_INTER / CM_HD_DIVISIBLE of the node's out side */
     double fast_alone;     /* fewest cycles of a configuration that fits the board alone */
-    cm_depth_terms min_depth; /* each term's least over the configurations that fit */
+    double least_before, least_after; /* cm_design_depth_terms' least over the
+                                       * configurations that fit (ex_cost_floor) */
     cm_resources min_res;  /* per resource, the least any configuration needs */
     cm_resources min_fit;  /* the same over the configurations that fit alone */
     cm_resources closest;  /* the configuration nearest to fitting (least worst ratio) */

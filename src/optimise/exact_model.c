@@ -167,9 +167,8 @@ static void add_config(ex_problem *p, int i, ex_node *en, const int64_t f[3])
     if (c.cycles < en->fast_alone)
         en->fast_alone = c.cycles;
     const cm_depth_terms dt = cm_design_depth_terms(&cost);
-    en->min_depth.before = fmin(en->min_depth.before, dt.before);
-    en->min_depth.slowest = fmin(en->min_depth.slowest, dt.slowest);
-    en->min_depth.after = fmin(en->min_depth.after, dt.after);
+    en->least_before = fmin(en->least_before, dt.before);
+    en->least_after = fmin(en->least_after, dt.after);
     res_min(&en->min_fit, &c.res);
     en->cfg[en->n_cfg++] = c;
 }
@@ -193,8 +192,7 @@ static cm_status node_init(ex_problem *p, int i, cm_error *err)
     if (!en->cfg)
         return cm_error_nomem(err);
     en->flags = hn->flags & EX_EDGE_FLAGS;
-    en->fast_alone = en->closest_ratio = INFINITY;
-    en->min_depth = (cm_depth_terms){INFINITY, INFINITY, INFINITY};
+    en->fast_alone = en->closest_ratio = en->least_before = en->least_after = INFINITY;
     en->min_res = (cm_resources){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
     en->min_fit = en->min_res;
     for (int a = 0; a < v[0].count; a++)
@@ -290,7 +288,7 @@ double ex_cost_floor(const ex_problem *p, const ex_segment *s, double t_min)
         for (int k = 0; k < nodes[i].n_pred; k++) {
             const int q = nodes[i].pred[k];
             if (q >= first)
-                v = fmax(v, into[q - first] + p->nodes[q].min_depth.before);
+                v = fmax(v, into[q - first] + p->nodes[q].least_before);
         }
         into[i - first] = v;
     }
@@ -300,7 +298,7 @@ double ex_cost_floor(const ex_problem *p, const ex_segment *s, double t_min)
         for (int k = 0; k < nodes[i].n_succ; k++) {
             const int q = nodes[i].succ[k];
             if (q < s->end)
-                v = fmax(v, out_of[q - first] + p->nodes[q].min_depth.after);
+                v = fmax(v, out_of[q - first] + p->nodes[q].least_after);
         }
         out_of[i - first] = v;
         const ex_node *en = &p->nodes[i];
