@@ -85,7 +85,7 @@ void cm_design_node_block_cost(const cm_design *d, int node, const int64_t fold[
 /* What a block's timing adds at least to its partition's first frame beyond the
  * interval (first_frame.c), by its place on a path through the slowest block: before
  * it, the slowest itself, or after it. Summed along such a path, a lower bound of the
- * depth (src/optimise/exact_model.c, ex_depth_floor). */
+ * depth (src/optimise/exact_model.c, ex_cost_floor). */
 typedef struct cm_depth_terms {
     double before, slowest, after;
 } cm_depth_terms;

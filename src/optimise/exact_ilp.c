@@ -763,7 +763,6 @@ static cm_status read_answer(ilp *m, int ret, const ilp_watch *w, double cutoff_
     return CM_OK;
 }
 
-/* Makes the program's rows and runs GLPK on it; *ret is glp_intopt's answer. */
 /* Every column and row of the program but the cutoff. */
 static void make_program(ilp *m)
 {
@@ -781,6 +780,7 @@ static int ms_left(const ex_problem *p)
     return left_ms < 1 ? 1 : left_ms > INT_MAX ? INT_MAX : (int)left_ms;
 }
 
+/* Makes the program's rows and runs GLPK on it; *ret is glp_intopt's answer. */
 static void run_program(ilp *m, double cutoff_s, ilp_watch *w, int *ret)
 {
     ex_problem *p = m->p;
