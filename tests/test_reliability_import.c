@@ -127,6 +127,33 @@ static void test_empty_tensor_huge_dims(void **state)
     free(buf);
 }
 
+/* fuzz_run's finding: a Reshape folded at load whose target shape holds far more
+ * elements than its input allocated the whole target (400 GB) before comparing the
+ * counts, and ran the sanitizer out of memory; its message also gave the target as 0
+ * elements. Now the counts are compared first, and the message gives both
+ * (fuzz/corpus/run/regress_reshape_huge_folded.onnx). */
+static void test_reshape_folded_count_mismatch(void **state)
+{
+    (void)state;
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 2, (int64_t[]){1, 6});
+    ob_init_float(m, "c", 2, (int64_t[]){1, 6}, NULL);
+    ob_init_int64(m, "shape", 1, (int64_t[]){3}, (int64_t[]){100000, 100000, 10});
+    ob_node(m, "Reshape", "n", "c,shape", "r");
+    ob_node(m, "Add", "add", "x,r", "y");
+    ob_output(m, "y", 2, NULL);
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_model_free(m);
+    cm_runner *r = NULL;
+    cm_error err = {0};
+    assert_int_equal(cm_runner_load_buffer(buf, len, ORIGIN, NULL, &r, &err), CM_EINPUT);
+    assert_null(r);
+    assert_contains(err.message, ORIGIN ": node 'n' (Reshape): cannot reshape 6 elements into "
+                                 "100000000000");
+    free(buf);
+}
+
 /* ---- 1. Integer overflow in window arithmetic and constant folding ---- */
 
 /* The issue's reproducer: MaxPool with strides INT64_MAX and ceil_mode 1 computed
@@ -812,6 +839,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names_with_control_characters),
         cmocka_unit_test(test_empty_tensor_huge_dims),
+        cmocka_unit_test(test_reshape_folded_count_mismatch),
         cmocka_unit_test(test_pool_huge_stride_ceil),
         cmocka_unit_test(test_window_huge_geometry),
         cmocka_unit_test(test_window_limit_accepted),
