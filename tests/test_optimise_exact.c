@@ -519,6 +519,21 @@ static void test_interval_choice_within_gap(void **state)
     cm_design_free(d);
 }
 
+/* A program with the first frame explores the open node of best bound next: ResNet-18's
+ * latency for FINN on a U250 is one partition whose program's relaxation is within
+ * about 1% of the optimum, and under best projection (diving, then the node whose bound
+ * projects best) the bound stayed near the root's while good designs were found: 17 s
+ * to prove 1%, and not within this budget. With the best bound next: 300 to 1,000 nodes. */
+static void test_frame_best_bound(void **state)
+{
+    (void)state;
+    cm_design *d = torchvision_design("resnet18", "u250", CM_BACKEND_FINN, CM_OBJECTIVE_LATENCY);
+    cm_optimise_options o = {.optimiser = CM_OPTIMISER_EXACT, .gap = 0.01, .max_nodes = 2000,
+                             .time_limit_s = 600};
+    check_within_gap(d, &o);
+    cm_design_free(d);
+}
+
 /* SqueezeNet's whole network on a U250 as one segment of exact's model (latency). */
 static cm_design *squeezenet_segment(cm_backend backend, ex_problem *p, ex_segment *seg)
 {
@@ -602,6 +617,34 @@ static void test_loose_bound_has_first_frame(void **state)
     cm_design_free(d);
 }
 
+/* A program with the first frame stops, while it has no design of its own, once its
+ * bound is within the gap asked for of the interval's choice (GLPK stops at its own gap
+ * only once it has a design; MobileNetV3-Small's throughput, fpgaConvNet, U250, went on
+ * for 30 s at 0.39%). SqueezeNet's whole network for FINN on a U250 as one segment: the
+ * interval's choice takes about 282,000 cycles, and the program's relaxation is 147,276,
+ * within a gap of 100% of it (a user's quick answer), so the program ends at its root;
+ * it found its first design after about 480 nodes, past this budget. */
+static void test_program_stops_within_gap(void **state)
+{
+    (void)state;
+    ex_problem p;
+    ex_segment seg;
+    cm_design *d = squeezenet_segment(CM_BACKEND_FINN, &p, &seg);
+    p.gap = 1.0;
+    p.bb_budget = 300;
+    cm_error err = {0};
+    ex_sol sol = {.choice = calloc((size_t)p.n, sizeof *sol.choice)};
+    assert_non_null(sol.choice);
+    assert_int_equal(ex_solve_segment(&p, &seg, NULL, true, INFINITY, &sol, &err), CM_OK);
+    assert_false(p.budget_hit);
+    assert_true(p.bb_nodes < 50);
+    assert_true(sol.lb <= sol.ub && sol.ub <= 2.0 * sol.lb);
+    assert_true(sol.lb * p.clock_hz >= 147000.0 && sol.ub * p.clock_hz >= 280000.0);
+    free(sol.choice);
+    ex_problem_free(&p);
+    cm_design_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -619,6 +662,8 @@ int main(void)
         cmocka_unit_test(test_interval_choice_within_gap),
         cmocka_unit_test(test_cost_floor_branching),
         cmocka_unit_test(test_loose_bound_has_first_frame),
+        cmocka_unit_test(test_frame_best_bound),
+        cmocka_unit_test(test_program_stops_within_gap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
