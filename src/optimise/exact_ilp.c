@@ -991,7 +991,9 @@ static cm_status solve_with_frame(ex_problem *p, const ex_segment *s, const uint
     if (st == CM_OK) {
         m.t_lb = fmax(m.t_lb, t_least);
         m.t_floor = fmax(m.t_floor, t_least);
-        if (!isinf(first.ub))
+        /* (at a gap of 0 the cutoff row already ends the program at that bound, and
+         * proves the choice optimal) */
+        if (!isinf(first.ub) && program_gap(p) > 0)
             m.enough = first.ub * (1 - program_gap(p)) * p->clock_hz;
         ilp_watch w;
         int ret;
