@@ -51,8 +51,6 @@ typedef struct ilp {
     double *val;
     double t_lb;    /* T's bound in the program: the fastest node, eq. 7's floor */
     double t_floor; /* a stronger bound (ex_time_floor), for cutoffs and timeouts */
-    double enough;  /* > 0: a bound (cycles) at which a design known outside the program
-                     * is within the gap asked for, so that it may stop there */
 } ilp;
 
 typedef struct ilp_watch {
@@ -60,7 +58,8 @@ typedef struct ilp_watch {
     bool have_bound;
     ex_problem *p;
     int nodes; /* GLPK's count of the nodes this program made */
-    double enough; /* the program's (ilp.enough) */
+    double enough; /* > 0: a bound (cycles) at which a design known outside the program
+                    * is within the gap asked for, so that it may stop there */
 } ilp_watch;
 
 static const ex_config *cfg_of(const ilp *m, int k, int node_in_seg)
@@ -673,7 +672,7 @@ static void add_cutoff_row(ilp *m, double cutoff_s)
 
 /* Stops the program at the deadline, when the nodes it has made (every node GLPK
  * created, pruned ones included) would spend the search's node budget, or when its
- * bound has reached ilp.enough while it has no design of its own: GLPK stops at its gap
+ * bound has reached `enough` while it has no design of its own: GLPK stops at its gap
  * only once it has one, and otherwise went on through every node below its cutoff
  * (MobileNetV3-Small's throughput, fpgaConvNet, U250: 30 s to end at 0.39%, where the
  * interval's choice was within 1% at 2.5 s). A cutoff at that bound instead left the
@@ -792,14 +791,15 @@ static int ms_left(const ex_problem *p)
     return left_ms < 1 ? 1 : left_ms > INT_MAX ? INT_MAX : (int)left_ms;
 }
 
-/* Makes the program's rows and runs GLPK on it; *ret is glp_intopt's answer. */
-static void run_program(ilp *m, double cutoff_s, ilp_watch *w, int *ret)
+/* Makes the program's rows and runs GLPK on it, stopping at `enough` (ilp_watch; 0:
+ * never); *ret is glp_intopt's answer. */
+static void run_program(ilp *m, double cutoff_s, double enough, ilp_watch *w, int *ret)
 {
     ex_problem *p = m->p;
     make_program(m);
     if (!isinf(cutoff_s))
         add_cutoff_row(m, cutoff_s);
-    *w = (ilp_watch){.deadline = p->deadline, .p = p, .enough = m->enough};
+    *w = (ilp_watch){.deadline = p->deadline, .p = p, .enough = enough};
     glp_iocp parm;
     glp_init_iocp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
@@ -851,7 +851,7 @@ static cm_status level_fits(ex_problem *p, const ex_segment *s, const uint8_t *s
     if (st == CM_OK && select_configs(&m, sub)) {
         ilp_watch w;
         int ret;
-        run_program(&m, INFINITY, &w, &ret);
+        run_program(&m, INFINITY, 0.0, &w, &ret);
         const int status = glp_mip_status(m.lp);
         if (ret != 0 && ret != GLP_ETMLIM && ret != GLP_ESTOP && ret != GLP_ENOPFS &&
             ret != GLP_EMIPGAP)
@@ -993,11 +993,12 @@ static cm_status solve_with_frame(ex_problem *p, const ex_segment *s, const uint
         m.t_floor = fmax(m.t_floor, t_least);
         /* (at a gap of 0 the cutoff row already ends the program at that bound, and
          * proves the choice optimal) */
-        if (!isinf(first.ub) && program_gap(p) > 0)
-            m.enough = first.ub * (1 - program_gap(p)) * p->clock_hz;
+        const double enough = !isinf(first.ub) && program_gap(p) > 0
+                                  ? first.ub * (1 - program_gap(p)) * p->clock_hz
+                                  : 0.0;
         ilp_watch w;
         int ret;
-        run_program(&m, beat, &w, &ret);
+        run_program(&m, beat, enough, &w, &ret);
         st = read_answer(&m, ret, &w, beat, sol, err);
     }
     if (st == CM_OK && !(sol->ub < first.ub)) {
