@@ -167,9 +167,10 @@ static void test_cnv_init(void **state)
 
 /* Equal to rounding: a folding change moves the first-frame figures of the nodes
  * past the point where it has become one shift (first_frame.c) rather than timing
- * them afresh, and owes the rest of the partition that shift in a tree of sums whose
- * rounding is that of the largest shifts (so a relative 1e-12 of a small partition's
- * time beside large ones); anything more is a wrong figure. */
+ * them afresh, takes moves equal to rounding as one, and owes the rest of the
+ * partition that shift in sums whose rounding is that of the largest shifts (so a
+ * relative 1e-12 of a small partition's time beside large ones); anything more is a
+ * wrong figure. */
 static void assert_same_time(double fresh, double kept)
 {
     if (!(fabs(fresh - kept) <= 1e-9 * fabs(fresh)))

@@ -56,7 +56,9 @@ struct cm_design {
     double *scratch_time;   /* 2 per node: cm_design_first_frame's figures, kept */
     /* cm_design_first_frame's bookkeeping, one slot per node (first_frame.c) */
     double *frame_moved;    /* in one timing: how far its figures moved (NAN: not alike) */
-    double *frame_owed;     /* n + 1: the shifts owed to kept figures (a Fenwick tree) */
+    double *frame_owed;     /* the shifts owed to kept figures: n nodes' own, then their
+                             * blocks' (cm_design_frame_owed_size) */
+    int frame_block_shift;  /* a block of frame_owed is 2^this nodes */
     int frame_owes;         /* shifts added to frame_owed since it was last empty */
     double *frame_unbound;  /* its last output word before its late bounds, kept */
     int *frame_reads;       /* the lowest node whose times the nodes from it to its
@@ -139,6 +141,10 @@ int cm_design_late_cap(const cm_design *d, int i);
  * rest of the partition is owed that shift. */
 double cm_design_first_frame(const cm_design *d, int first, int end, int from, int stale_to,
                              bool whole);
+/* The blocks of a design of n nodes' owed shifts (first_frame.c): their size, about
+ * sqrt(n), as a power of two, and the doubles frame_owed holds. */
+int cm_design_frame_block_shift(int n);
+size_t cm_design_frame_owed_size(int n);
 /* The partition [first, end)'s frame_reads and next_leaving (first_frame.c), once it has
  * been timed whole. */
 void cm_design_frame_layout(cm_design *d, int first, int end);
