@@ -319,7 +319,9 @@ static frame_time node_time(const cm_design *d, int first, int i, const frame_ti
         if (p < first)
             continue;
         const cm_block_timing *pt = &d->state[p].cost.timing;
-        const double rows = pt->out_rows > 0 ? pt->out_rows : 1.0;
+        if (pt->out_rows < 2.0 || pt->row_stride < 2.0)
+            continue; /* no strided rows (cm_design_last_row_taken's 0), without its divisions */
+        const double rows = pt->out_rows;
         const frame_time at = time_of(d, ft, p);
         taken = maxd(taken, cm_design_last_row_taken(pt, at.first_out, at.last_out,
                                                      (double)d->hd.nodes[p].size_out / rows,
@@ -433,7 +435,10 @@ static double time_node(const cm_design *d, int first, int i, bool whole, double
     frame_time now = node_time(d, first, i, ft, &in_last);
     slot[0] = in_last - o; /* before the late bounds: a node's own rows wait for it */
     d->frame_unbound[i] = now.last_out - o;
-    late_bound(d, first, i, late, &now.last_out);
+    if (d->frame_late[i])
+        late_bound(d, first, i, late, &now.last_out);
+    else /* no late rows on this backend, none kept for its consumers */
+        slot[1] = 0;
     ft[i] = (frame_time){now.first_out - o, now.last_out - o};
     const double df = now.first_out - before.first_out;
     const bool alike = !whole && !d->frame_stale[i] &&
