@@ -40,6 +40,19 @@ typedef struct ex_node {
     int64_t *out_vals;
 } ex_node;
 
+/* What the search needs of a segment's program: a bound at which every path through the
+ * segment costs at least the incumbent less the gap, the path's other steps costing at
+ * least rest_lb. The incumbent is total_ub, or (once the program has a design of cost c)
+ * c + rest_ub if less: the program's design with the best designs around it. Seconds;
+ * gap 0: none. */
+typedef struct ex_goal {
+    double gap, total_ub, rest_lb, rest_ub;
+} ex_goal;
+
+/* The bound (s) at which a program whose best design costs `own` (INFINITY: none) may
+ * stop; 0 when it must not. */
+double ex_goal_bound(const ex_goal *g, double own);
+
 typedef struct ex_problem {
     cm_design *d;
     int n;
@@ -54,6 +67,8 @@ typedef struct ex_problem {
                             * cutoff before the search has an incumbent of its own */
     double enough_s;       /* > 0: an incumbent of at most this cost ends the search */
     double gap;            /* relative gap at which the search may stop (--gap; 0: none) */
+    ex_goal goal;          /* what the search needs of a program with the first frame
+                            * (set per step, exact_dp.c) */
     bool progress;         /* draw a progress bar */
     int threads;           /* threads a round's segment programs run on (< 1: one) */
     int64_t bb_nodes;      /* GLPK branch-and-bound nodes over every program so far */
@@ -71,6 +86,7 @@ typedef struct ex_sol {
     bool loose;    /* solved without the first frame (a branching segment's quick first
                     * program): lb is the interval's, raised by the relaxation with the
                     * first frame; ub is the design's cost */
+    bool at_goal;  /* stopped once its bound reached the problem's goal */
     int *choice;
 } ex_sol;
 

@@ -87,6 +87,7 @@ typedef struct dp {
     bool over_budget;    /* ... and it was EX_MAX_SEGMENTS */
     dp_label **lb, **ub; /* per cut and state */
     double **suffix;     /* per cut and state: least cost (lower bounds) to the end */
+    double **suffix_ub;  /* ... and the least cost of designs to the end */
 } dp;
 
 typedef struct dp_step {
@@ -257,13 +258,15 @@ static cm_status dp_init(dp *g, ex_problem *p, cm_error *err)
     g->lb = calloc((size_t)k, sizeof *g->lb);
     g->ub = calloc((size_t)k, sizeof *g->ub);
     g->suffix = calloc((size_t)k, sizeof *g->suffix);
-    if (!g->row || !g->n_row || !g->lb || !g->ub || !g->suffix)
+    g->suffix_ub = calloc((size_t)k, sizeof *g->suffix_ub);
+    if (!g->row || !g->n_row || !g->lb || !g->ub || !g->suffix || !g->suffix_ub)
         return cm_error_nomem(err);
     for (int c = 0; c < k; c++) {
         g->lb[c] = malloc((size_t)g->cut[c].n_states * sizeof **g->lb);
         g->ub[c] = malloc((size_t)g->cut[c].n_states * sizeof **g->ub);
         g->suffix[c] = malloc((size_t)g->cut[c].n_states * sizeof **g->suffix);
-        if (!g->lb[c] || !g->ub[c] || !g->suffix[c])
+        g->suffix_ub[c] = malloc((size_t)g->cut[c].n_states * sizeof **g->suffix_ub);
+        if (!g->lb[c] || !g->ub[c] || !g->suffix[c] || !g->suffix_ub[c])
             return cm_error_nomem(err);
     }
     return rows_init(g, err);
@@ -292,6 +295,8 @@ static void dp_free(dp *g)
             free(g->ub[c]);
         if (g->suffix)
             free(g->suffix[c]);
+        if (g->suffix_ub)
+            free(g->suffix_ub[c]);
     }
     for (int a = 0; g->row && a < k; a++)
         free(g->row[a]);
@@ -301,6 +306,7 @@ static void dp_free(dp *g)
     free(g->lb);
     free(g->ub);
     free(g->suffix);
+    free(g->suffix_ub);
 }
 
 /* ---- step costs ---- */
@@ -384,13 +390,14 @@ static void dp_pass(dp *g)
                 relax_segment(g, seg_at(g, a, b));
 }
 
-/* Least lower-bound cost from each cut state to the end (for the cutoffs). */
+/* Least lower-bound cost from each cut state to the end (for the cutoffs), and least
+ * cost of designs (for the goals). */
 static void suffix_pass(dp *g)
 {
     int last = g->n_cuts - 1;
     for (int c = 0; c < g->n_cuts; c++)
         for (int s = 0; s < g->cut[c].n_states; s++)
-            g->suffix[c][s] = c == last ? 0.0 : INFINITY;
+            g->suffix[c][s] = g->suffix_ub[c][s] = c == last ? 0.0 : INFINITY;
     for (int a = last - 1; a >= 0; a--)
         for (int b = a + 1; b <= a + g->n_row[a]; b++) {
             const dp_seg *sg = seg_at(g, a, b);
@@ -404,6 +411,8 @@ static void suffix_pass(dp *g)
                     double lb, ub;
                     step_cost(sg, s, t, &lb, &ub);
                     g->suffix[a][s] = fmin(g->suffix[a][s], reconf + lb + g->suffix[b][t]);
+                    g->suffix_ub[a][s] =
+                        fmin(g->suffix_ub[a][s], reconf + ub + g->suffix_ub[b][t]);
                 }
         }
 }
@@ -416,24 +425,52 @@ static double least(const double *v, int n)
     return m;
 }
 
-/* The time a step's segment must beat to improve on the incumbent: any path through
- * it costs at least the best prefix to its start, the reconfiguration, and the best
- * suffix from its end. `any` takes the best over all states (for the program without
- * states). */
-static double cutoff_for(const dp *g, const dp_seg *sg, int s, int t, bool any)
+/* What a path through a step costs besides its segment: the best prefix to its start
+ * (labels), the reconfiguration, and the best suffix from its end. `any` takes the best
+ * over all states (for the program without states). */
+static double rest_of(const dp *g, dp_label *const *labels, double *const *suffix,
+                      const dp_seg *sg, int s, int t, bool any)
 {
-    double ub = fmin(g->ub[g->n_cuts - 1][0].cost, g->p->warm_ub);
-    if (isinf(ub))
-        return INFINITY;
     const dp_cut *ca = &g->cut[sg->a], *cb = &g->cut[sg->b];
-    double before = g->lb[sg->a][s].cost, after = g->suffix[sg->b][t];
+    double before = labels[sg->a][s].cost, after = suffix[sg->b][t];
     if (any) {
         before = INFINITY;
         for (int i = 0; i < ca->n_states; i++)
-            before = fmin(before, g->lb[sg->a][i].cost);
-        after = least(g->suffix[sg->b], cb->n_states);
+            before = fmin(before, labels[sg->a][i].cost);
+        after = least(suffix[sg->b], cb->n_states);
     }
-    return ub - before - (sg->a > 0 ? g->p->reconf_s : 0.0) - after;
+    return before + (sg->a > 0 ? g->p->reconf_s : 0.0) + after;
+}
+
+/* What is left of a path's cost `total` for a step's segment: any path through it costs
+ * at least rest_of under the lower bounds. */
+static double share_of(const dp *g, const dp_seg *sg, int s, int t, bool any, double total)
+{
+    return isinf(total) ? INFINITY : total - rest_of(g, g->lb, g->suffix, sg, s, t, any);
+}
+
+/* The time a step's segment must beat to improve on the incumbent. */
+static double cutoff_for(const dp *g, const dp_seg *sg, int s, int t, bool any)
+{
+    return share_of(g, sg, s, t, any, fmin(g->ub[g->n_cuts - 1][0].cost, g->p->warm_ub));
+}
+
+/* What the search needs of a step's program (ex_goal): a bound at which every path
+ * through the step costs at least the incumbent less the gap, so that the path no
+ * longer keeps the search from stopping. The incumbent is the search's or the one the
+ * program's own design makes with the best designs around its segment. Without a gap
+ * asked for there is none (the cutoff row already stops the program at its bound). A
+ * program on a segment much shorter than its path (a partition beside a
+ * reconfiguration) went on to its own gap, long after its path's had closed. */
+static void goal_for(const dp *g, const dp_seg *sg, int s, int t, bool any, ex_goal *goal)
+{
+    *goal = (ex_goal){0};
+    if (!(g->p->gap > 0))
+        return;
+    goal->gap = g->p->gap;
+    goal->total_ub = fmin(g->ub[g->n_cuts - 1][0].cost, g->p->warm_ub);
+    goal->rest_lb = rest_of(g, g->lb, g->suffix, sg, s, t, any);
+    goal->rest_ub = rest_of(g, g->ub, g->suffix_ub, sg, s, t, any);
 }
 
 /* The steps of the path ending at the last cut, first step first; returns the count. */
@@ -471,7 +508,7 @@ static cm_status solve_into(ex_problem *solver, const ex_segment *seg, const uin
                             bool frame, double cutoff, ex_sol *sol, cm_error *err)
 {
     const int n = seg->end - seg->first;
-    const bool again = frame && sol->loose && !sol->cut_off && !isinf(sol->ub);
+    const bool again = frame && (sol->loose || sol->at_goal) && !sol->cut_off && !isinf(sol->ub);
     int *keep = again ? malloc((size_t)n * sizeof *keep) : NULL;
     if (again && !keep)
         return cm_error_nomem(err);
@@ -521,7 +558,7 @@ static void mark_base_states(dp *g, dp_seg *sg)
     }
 }
 
-static cm_status solve_base(dp *g, ex_problem *solver, dp_seg *sg, double cutoff,
+static cm_status solve_base(dp *g, ex_problem *solver, dp_seg *sg, bool frame, double cutoff,
                             cm_error *err)
 {
     cm_status st = sg->base.choice ? CM_OK : sol_alloc(&sg->base, &sg->seg, err);
@@ -533,7 +570,6 @@ static cm_status solve_base(dp *g, ex_problem *solver, dp_seg *sg, double cutoff
         sg->t_ok = calloc((size_t)g->cut[sg->b].n_states, 1);
     if (!sg->s_ok || !sg->t_ok)
         return cm_error_nomem(err);
-    const bool frame = sg->seg.chain || (sg->solved && !(sg->base.loose && sg->base.cut_off));
     st = solve_into(solver, &sg->seg, NULL, frame, cutoff, &sg->base, err);
     if (st != CM_OK)
         return st;
@@ -597,7 +633,7 @@ static cm_status add_ref(dp_seg *sg, int s, int t, ex_sol **out, cm_error *err)
 
 /* Solves the segment for one pair of states, into a new entry or (after a cutoff
  * that no longer holds) over the old one. */
-static cm_status solve_pair(dp *g, ex_problem *solver, dp_seg *sg, int s, int t,
+static cm_status solve_pair(dp *g, ex_problem *solver, dp_seg *sg, int s, int t, bool frame,
                             double cutoff, cm_error *err)
 {
     const ex_problem *p = g->p;
@@ -612,8 +648,6 @@ static cm_status solve_pair(dp *g, ex_problem *solver, dp_seg *sg, int s, int t,
     memset(allowed, 1, (size_t)off[len] + 1);
     restrict_configs(g, sg, s, t, allowed, off);
     dp_ref *old = (dp_ref *)find_ref(sg, s, t);
-    const bool frame = sg->seg.chain || (old ? !(old->sol.loose && old->sol.cut_off)
-                                             : sg->solved && !sg->base.loose);
     ex_sol *sol = old ? &old->sol : NULL;
     cm_status st = old ? CM_OK : add_ref(sg, s, t, &sol, err);
     if (st == CM_OK) {
@@ -624,8 +658,32 @@ static cm_status solve_pair(dp *g, ex_problem *solver, dp_seg *sg, int s, int t,
     return st;
 }
 
+/* Whether a step's next program is its segment's, for any states at its ends (else the
+ * one for its own pair of states). */
+static bool refines_base(const dp_step *x)
+{
+    const dp_seg *sg = x->sg;
+    return !sg->solved || sg->base.cut_off ||
+           (!find_ref(sg, x->s, x->t) && sg->s_ok[x->s] && sg->t_ok[x->t]);
+}
+
+/* Whether a step's next program has the first frame: a chain's always (its depth is a
+ * sum), a branching segment's once it was solved without (solve_into), unless that
+ * program was cut off. */
+static bool refines_with_frame(const dp_step *x)
+{
+    const dp_seg *sg = x->sg;
+    if (sg->seg.chain)
+        return true;
+    if (refines_base(x))
+        return sg->solved && !(sg->base.loose && sg->base.cut_off);
+    const dp_ref *old = find_ref(sg, x->s, x->t);
+    return old ? !(old->sol.loose && old->sol.cut_off) : sg->solved && !sg->base.loose;
+}
+
 /* Whether an inexact step can be refined: not when its program ran out of time (with
- * its first frame: a loose answer can be solved again with it). */
+ * its first frame: a loose answer can be solved again with it, and one that stopped at
+ * its goal with a higher goal, once a better incumbent has raised it). */
 static bool refinable(const dp_step *x)
 {
     const dp_seg *sg = x->sg;
@@ -633,8 +691,8 @@ static bool refinable(const dp_step *x)
         return true;
     const dp_ref *r = find_ref(sg, x->s, x->t);
     if (r)
-        return r->sol.cut_off || r->sol.loose;
-    return !(sg->s_ok[x->s] && sg->t_ok[x->t]) || sg->base.loose;
+        return r->sol.cut_off || r->sol.loose || r->sol.at_goal;
+    return !(sg->s_ok[x->s] && sg->t_ok[x->t]) || sg->base.loose || sg->base.at_goal;
 }
 
 /* Refines one refinable step, solving its program with `solver` (the search's problem
@@ -643,10 +701,12 @@ static bool refinable(const dp_step *x)
 static cm_status refine(dp *g, ex_problem *solver, const dp_step *x, cm_error *err)
 {
     dp_seg *sg = x->sg;
-    if (!sg->solved || sg->base.cut_off ||
-        (!find_ref(sg, x->s, x->t) && sg->s_ok[x->s] && sg->t_ok[x->t]))
-        return solve_base(g, solver, sg, cutoff_for(g, sg, x->s, x->t, true), err);
-    return solve_pair(g, solver, sg, x->s, x->t, cutoff_for(g, sg, x->s, x->t, false), err);
+    const bool base = refines_base(x), frame = refines_with_frame(x);
+    goal_for(g, sg, x->s, x->t, base, &solver->goal);
+    if (base)
+        return solve_base(g, solver, sg, frame, cutoff_for(g, sg, x->s, x->t, true), err);
+    return solve_pair(g, solver, sg, x->s, x->t, frame, cutoff_for(g, sg, x->s, x->t, false),
+                      err);
 }
 
 /* ---- refining a path's steps on several threads ---- */
@@ -723,6 +783,34 @@ static void round_free(dp_round *r)
     free(r->tasks);
 }
 
+static int seg_nodes(const dp_task *k)
+{
+    return k->step.sg->seg.end - k->step.sg->seg.first;
+}
+
+/* Leaves the round's largest step to the next round when its program is the one with
+ * the first frame after a quick one (the long kind) and the others are small beside
+ * it: they end soon, and its program's goal (goal_for) then rests on their new bounds,
+ * not the old ones (ResNet-18, FINN, ZCU102: a 73-node program whose goal was 8.45 ms
+ * beside a 13-node one, 8.23 ms once that one was solved). Returns the count left. */
+static int defer_largest(dp_task *tasks, int count)
+{
+    if (count < 2)
+        return count;
+    int largest = 0, others = 0;
+    for (int i = 1; i < count; i++)
+        if (seg_nodes(&tasks[i]) > seg_nodes(&tasks[largest]))
+            largest = i;
+    for (int i = 0; i < count; i++)
+        others += i == largest ? 0 : seg_nodes(&tasks[i]);
+    const dp_step *x = &tasks[largest].step;
+    if (4 * others >= seg_nodes(&tasks[largest]) || !x->sg->solved || !refines_with_frame(x))
+        return count;
+    for (int i = largest; i + 1 < count; i++)
+        tasks[i] = tasks[i + 1];
+    return count - 1;
+}
+
 /* The inexact steps of the path to refine this round: every one that can be; *stuck
  * when none can (each ran out of time, or was solved only within --gap: a path of
  * those alone is within the gap, so then one ran out of time). */
@@ -742,7 +830,7 @@ static int round_steps(const dp_step *steps, int n, dp_task *tasks, bool *stuck)
     }
     /* a step solved only within the gap (or stopped) leaves the others to refine */
     *stuck = count == 0 && open;
-    return count;
+    return defer_largest(tasks, count);
 }
 
 /* ---- the search ---- */

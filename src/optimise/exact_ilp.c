@@ -60,6 +60,8 @@ typedef struct ilp_watch {
     int nodes; /* GLPK's count of the nodes this program made */
     double enough; /* > 0: a bound (cycles) at which a design known outside the program
                     * is within the gap asked for, so that it may stop there */
+    const ex_goal *goal; /* what the search needs of the program (NULL: nothing) */
+    bool at_goal;  /* it stopped there */
 } ilp_watch;
 
 static const ex_config *cfg_of(const ilp *m, int k, int node_in_seg)
@@ -670,12 +672,26 @@ static void add_cutoff_row(ilp *m, double cutoff_s)
     add_row(m, len, GLP_UP, 0.0, cutoff_s * m->p->clock_hz);
 }
 
+/* Whether the program's bound has reached what the search needs of it (ex_goal): its
+ * incumbent, the program's objective, is its design's cost (with the first frame the
+ * program models it exactly). */
+static bool reached_goal(const ilp_watch *w, glp_tree *t)
+{
+    glp_prob *lp = glp_ios_get_prob(t);
+    const double own = glp_mip_status(lp) == GLP_FEAS
+                           ? glp_mip_obj_val(lp) / w->p->clock_hz
+                           : INFINITY;
+    const double goal = ex_goal_bound(w->goal, own);
+    return goal > 0 && w->bound >= goal * w->p->clock_hz;
+}
+
 /* Stops the program at the deadline, when the nodes it has made (every node GLPK
- * created, pruned ones included) would spend the search's node budget, or when its
- * bound has reached `enough` while it has no design of its own: GLPK stops at its gap
- * only once it has one, and otherwise went on through every node below its cutoff
- * (MobileNetV3-Small's throughput, fpgaConvNet, U250: 30 s to end at 0.39%, where the
- * interval's choice was within 1% at 2.5 s). A cutoff at that bound instead left the
+ * created, pruned ones included) would spend the search's node budget, when its bound
+ * has reached what the search needs of it (its goal), or when its bound has reached
+ * `enough` while it has no design of its own: GLPK stops at its gap only once it has
+ * one, and otherwise went on through every node below its cutoff (MobileNetV3-Small's
+ * throughput, fpgaConvNet, U250: 30 s to end at 0.39%, where the interval's choice was
+ * within 1% at 2.5 s). A cutoff at that bound instead left the
  * program no designs within the gap to start from, and it found worse ones
  * (MobileNetV2's latency, FINN, ZCU102: 4.99 ms at 30 s instead of 3.92). */
 static void watch(glp_tree *t, void *info)
@@ -687,8 +703,11 @@ static void watch(glp_tree *t, void *info)
         w->have_bound = true;
     }
     glp_ios_tree_size(t, NULL, NULL, &w->nodes);
-    if (w->enough > 0 && w->have_bound && w->bound >= w->enough &&
-        glp_mip_status(glp_ios_get_prob(t)) != GLP_FEAS) {
+    if (w->goal && w->have_bound && reached_goal(w, t)) {
+        w->at_goal = true;
+        glp_ios_terminate(t);
+    } else if (w->enough > 0 && w->have_bound && w->bound >= w->enough &&
+               glp_mip_status(glp_ios_get_prob(t)) != GLP_FEAS) {
         glp_ios_terminate(t);
     } else if (w->p->bb_nodes + w->nodes >= w->p->bb_budget) {
         w->p->budget_hit = true;
@@ -696,6 +715,17 @@ static void watch(glp_tree *t, void *info)
     } else if (cm_seconds_now() >= w->deadline) {
         glp_ios_terminate(t);
     }
+}
+
+double ex_goal_bound(const ex_goal *g, double own)
+{
+    if (!(g->gap > 0))
+        return 0.0;
+    const double total = fmin(g->total_ub, own + g->rest_ub);
+    if (isinf(total))
+        return 0.0;
+    const double goal = total / (1 + g->gap) * (1 + 1e-9) - g->rest_lb;
+    return goal > 0 ? goal : 0.0;
 }
 
 bool ex_out_of_work(const ex_problem *p)
@@ -791,15 +821,16 @@ static int ms_left(const ex_problem *p)
     return left_ms < 1 ? 1 : left_ms > INT_MAX ? INT_MAX : (int)left_ms;
 }
 
-/* Makes the program's rows and runs GLPK on it, stopping at `enough` (ilp_watch; 0:
- * never); *ret is glp_intopt's answer. */
-static void run_program(ilp *m, double cutoff_s, double enough, ilp_watch *w, int *ret)
+/* Makes the program's rows and runs GLPK on it, stopping at `enough` (cycles; 0: never)
+ * and at `goal` (NULL: never), ilp_watch; *ret is glp_intopt's answer. */
+static void run_program(ilp *m, double cutoff_s, double enough, const ex_goal *goal,
+                        ilp_watch *w, int *ret)
 {
     ex_problem *p = m->p;
     make_program(m);
     if (!isinf(cutoff_s))
         add_cutoff_row(m, cutoff_s);
-    *w = (ilp_watch){.deadline = p->deadline, .p = p, .enough = enough};
+    *w = (ilp_watch){.deadline = p->deadline, .p = p, .enough = enough, .goal = goal};
     glp_iocp parm;
     glp_init_iocp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
@@ -851,7 +882,7 @@ static cm_status level_fits(ex_problem *p, const ex_segment *s, const uint8_t *s
     if (st == CM_OK && select_configs(&m, sub)) {
         ilp_watch w;
         int ret;
-        run_program(&m, INFINITY, 0.0, &w, &ret);
+        run_program(&m, INFINITY, 0.0, NULL, &w, &ret);
         const int status = glp_mip_status(m.lp);
         if (ret != 0 && ret != GLP_ETMLIM && ret != GLP_ESTOP && ret != GLP_ENOPFS &&
             ret != GLP_EMIPGAP)
@@ -998,8 +1029,9 @@ static cm_status solve_with_frame(ex_problem *p, const ex_segment *s, const uint
                                   : 0.0;
         ilp_watch w;
         int ret;
-        run_program(&m, beat, enough, &w, &ret);
+        run_program(&m, beat, enough, p->goal.gap > 0 ? &p->goal : NULL, &w, &ret);
         st = read_answer(&m, ret, &w, beat, sol, err);
+        sol->at_goal = w.at_goal && ret != 0;
     }
     if (st == CM_OK && !(sol->ub < first.ub)) {
         /* nothing better than the interval's choice: it stands, and when the program
@@ -1046,6 +1078,7 @@ cm_status ex_solve_segment(ex_problem *p, const ex_segment *s, const uint8_t *al
                            bool frame, double cutoff_s, ex_sol *sol, cm_error *err)
 {
     sol->cut_off = false;
+    sol->at_goal = false;
     sol->loose = p->has_depth && !frame;
     if (frame)
         return solve_with_frame(p, s, allowed, cutoff_s, sol, err);
