@@ -302,8 +302,9 @@ static cm_status design_alloc(cm_design *d, cm_error *err)
     d->scratch_list = calloc(4 * n + 4, sizeof *d->scratch_list);
     d->scratch_time = calloc((2 + CM_LATE_STRIDE) * n + 3, sizeof *d->scratch_time);
     d->frame_moved = calloc(n + 1, sizeof *d->frame_moved);
-    d->frame_owed = calloc(cm_design_frame_owed_size((int)n), sizeof *d->frame_owed);
     d->frame_block_shift = cm_design_frame_block_shift((int)n);
+    d->frame_owed = calloc(cm_design_frame_owed_size((int)n, d->frame_block_shift),
+                           sizeof *d->frame_owed);
     d->frame_reads = calloc(n + 1, sizeof *d->frame_reads);
     d->next_leaving = calloc(n + 1, sizeof *d->next_leaving);
     d->frame_unbound = calloc(n + 1, sizeof *d->frame_unbound);

@@ -144,7 +144,7 @@ double cm_design_first_frame(const cm_design *d, int first, int end, int from, i
 /* The blocks of a design of n nodes' owed shifts (first_frame.c): their size, about
  * sqrt(n), as a power of two, and the doubles frame_owed holds. */
 int cm_design_frame_block_shift(int n);
-size_t cm_design_frame_owed_size(int n);
+size_t cm_design_frame_owed_size(int n, int block_shift);
 /* The partition [first, end)'s frame_reads and next_leaving (first_frame.c), once it has
  * been timed whole. */
 void cm_design_frame_layout(cm_design *d, int first, int end);

@@ -243,9 +243,9 @@ int cm_design_frame_block_shift(int n)
     return shift;
 }
 
-size_t cm_design_frame_owed_size(int n)
+size_t cm_design_frame_owed_size(int n, int block_shift)
 {
-    return (size_t)n + ((size_t)n >> cm_design_frame_block_shift(n)) + 2;
+    return (size_t)n + ((size_t)n >> block_shift) + 2;
 }
 
 /* Pays every kept figure what it is owed and empties the owed shifts: a fresh timing
@@ -264,7 +264,8 @@ static void settle(cm_design *d)
         in_last[(size_t)i * CM_LATE_STRIDE] += o;
         d->frame_unbound[i] += o;
     }
-    memset(d->frame_owed, 0, cm_design_frame_owed_size(n) * sizeof *d->frame_owed);
+    memset(d->frame_owed, 0,
+           cm_design_frame_owed_size(n, d->frame_block_shift) * sizeof *d->frame_owed);
     d->frame_owes = 0;
 }
 

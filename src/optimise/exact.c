@@ -7,6 +7,7 @@
 #include "optimise/exact.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -195,6 +196,10 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
     double limit = o->time_limit_s > 0 ? o->time_limit_s : EX_DEFAULT_TIME_LIMIT_S;
     double deadline = cm_seconds_now() + limit, warm_cost;
     cm_design_point *warm = warm_start(d, o, r, &warm_cost, err);
+    const int n_warm = warm ? cm_design_partition_count(d) : 0;
+    int *warm_first = n_warm > 0 ? malloc((size_t)n_warm * sizeof *warm_first) : NULL;
+    for (int i = 0; warm_first && i < n_warm; i++)
+        warm_first[i] = cm_design_partition_first(d, i);
     if (warm && o->enough_s > 0 && warm_cost <= o->enough_s) { /* the decision is made */
         snprintf(r->note, sizeof r->note, "the rule optimiser's design costs at most %.6g s",
                  o->enough_s);
@@ -212,6 +217,8 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
     p.bb_budget = o->max_nodes > 0 ? o->max_nodes : CM_OPTIMISE_EXACT_NODES;
     /* a hair above, so that the search may still find a design of equal cost */
     p.warm_ub = warm ? warm_cost * (1 + 1e-9) : INFINITY;
+    p.warm_first = warm_first;
+    p.n_warm = warm_first ? n_warm : 0;
     if (o->enough_s > 0) { /* nothing costing more than enough_s is of use */
         p.warm_ub = fmin(p.warm_ub, o->enough_s * (1 + 1e-9));
         p.enough_s = o->enough_s;
@@ -235,6 +242,7 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
     if (st != CM_OK)
         leave_minimal(d);
     cm_design_point_free(warm);
+    free(warm_first);
     ex_result_free(&res);
     ex_problem_free(&p);
     return st;

@@ -65,6 +65,8 @@ typedef struct ex_problem {
     double setup_grace;    /* a small cut graph's set-up may run until then (>= deadline) */
     double warm_ub;        /* cost of a known feasible design (INFINITY if none): a
                             * cutoff before the search has an incumbent of its own */
+    int *warm_first;       /* its partitions' first nodes (NULL: none known) */
+    int n_warm;
     double enough_s;       /* > 0: an incumbent of at most this cost ends the search */
     double gap;            /* relative gap at which the search may stop (--gap; 0: none) */
     ex_goal goal;          /* what the search needs of a program with the first frame
@@ -87,6 +89,7 @@ typedef struct ex_sol {
                     * program): lb is the interval's, raised by the relaxation with the
                     * first frame; ub is the design's cost */
     bool at_goal;  /* stopped once its bound reached the problem's goal */
+    double t_lb;   /* cycles: no choice the program allows has a shorter interval */
     int *choice;
 } ex_sol;
 

@@ -45,6 +45,13 @@
  * after the deadline (p->setup_grace). */
 #define EX_SETUP_GRACE 4096
 
+/* Rounds after which a search that has no design of its own solves the warm start's
+ * partitions (warm_steps): the bounds' paths can go on through segments that only
+ * their programs show to be slow, a path each round, and then the search never has a
+ * design of its own to cut its programs off with (Inception-v3's throughput, FINN,
+ * ZCU102: six rounds in 30 s, none of them a whole path of designs). */
+#define EX_WARM_ROUNDS 2
+
 typedef struct dp_cut {
     int node;     /* the cut follows this node; -1 for the start */
     int n_src;
@@ -61,7 +68,8 @@ typedef struct dp_ref {
 typedef struct dp_seg {
     ex_segment seg;
     int a, b;            /* cut indices */
-    double lb0;          /* cheap bound in seconds; INFINITY when it cannot fit */
+    double lb0;          /* cheap bound in seconds, raised by the segments solved inside
+                          * it (dominate); INFINITY when it cannot fit */
     bool solved;         /* base holds the program without states */
     ex_sol base;
     uint8_t *s_ok, *t_ok;
@@ -512,10 +520,11 @@ static cm_status solve_into(ex_problem *solver, const ex_segment *seg, const uin
     int *keep = again ? malloc((size_t)n * sizeof *keep) : NULL;
     if (again && !keep)
         return cm_error_nomem(err);
-    const double old_lb = sol->lb, old_ub = sol->ub;
+    const double old_lb = sol->lb, old_ub = sol->ub, old_t_lb = sol->t_lb;
     if (keep)
         memcpy(keep, sol->choice, (size_t)n * sizeof *keep);
     cm_status st = ex_solve_segment(solver, seg, allowed, frame, cutoff, sol, err);
+    sol->t_lb = fmax(sol->t_lb, old_t_lb); /* a lower cutoff may have hidden levels */
     if (st == CM_OK && keep) {
         if (sol->cut_off || !(sol->ub <= old_ub)) {
             memcpy(sol->choice, keep, (size_t)n * sizeof *keep);
@@ -751,6 +760,50 @@ static void glpk_thread_end(void)
     glp_free_env();
 }
 
+/* Raises a bound of segment x (seconds) to v: a bound the segment's own program has not
+ * shown, from a segment inside it (dominate). */
+static void raise_bound(dp_seg *x, double v)
+{
+    x->lb0 = fmax(x->lb0, v);
+    if (!x->solved)
+        return;
+    x->base.lb = fmin(fmax(x->base.lb, v), x->base.ub);
+    for (int r = 0; r < x->n_ref; r++)
+        x->ref[r].sol.lb = fmin(fmax(x->ref[r].sol.lb, v), x->ref[r].sol.ub);
+}
+
+/* A solved segment bounds every segment that holds it, whose design keeps a design of
+ * it: the same nodes at the same foldings, within the board, on the same edges. Its
+ * interval is no shorter (the maximum over more nodes), so any such segment takes at
+ * least batch times the segment's least interval; one that begins where it does also
+ * has every one of its nodes timed alike (the same producers, the same off-chip input),
+ * and its last output comes no earlier (a node's last output never precedes its
+ * producers'), so it costs at least the segment's bound. That holds only where the
+ * segment's bandwidth row (eq. 7) is void, since a part of a design need not keep it:
+ * when no choice that fits the board is fast enough to break it. Without this, each
+ * round's shortest path moved to segments that only had their cheap bounds, a program
+ * each (Inception-v3's throughput, FINN, U250: 150 programs in 30 s, 1.8%). */
+static void dominate(dp *g, const dp_seg *sg)
+{
+    const ex_problem *p = g->p;
+    if (!sg->solved || !(sg->base.lb > 0))
+        return;
+    double t_res = ex_time_floor(p, &sg->seg, NULL);
+    for (int i = sg->seg.first; i < sg->seg.end; i++)
+        t_res = fmax(t_res, p->nodes[i].fast_alone);
+    if (isinf(t_res) || !ex_bandwidth_ok(p, &sg->seg, t_res))
+        return;
+    const double interval_s = p->batch * fmax(sg->base.t_lb, t_res) / p->clock_hz;
+    for (int a = sg->a; a >= 0; a--) {
+        for (int b = sg->b; b <= a + g->n_row[a]; b++) {
+            dp_seg *x = seg_at(g, a, b);
+            if (x == sg || !x || isinf(x->lb0))
+                continue;
+            raise_bound(x, a == sg->a ? sg->base.lb : interval_s);
+        }
+    }
+}
+
 /* Refines the round's steps on the search's threads, then adds up what they did in
  * task order: the same sums, and the first error, whatever the number of threads. */
 static cm_status refine_all(dp_round *r, int n, cm_error *err)
@@ -770,6 +823,8 @@ static cm_status refine_all(dp_round *r, int n, cm_error *err)
             *err = k->err;
         }
     }
+    for (int t = 0; t < n && st == CM_OK; t++)
+        dominate(r->g, r->tasks[t].step.sg);
     return st;
 }
 
@@ -788,15 +843,31 @@ static int seg_nodes(const dp_task *k)
     return k->step.sg->seg.end - k->step.sg->seg.first;
 }
 
-/* Leaves the round's largest step to the next round when its program is the one with
- * the first frame after a quick one (the long kind) and the others are small beside
- * it: they end soon, and its program's goal (goal_for) then rests on their new bounds,
- * not the old ones (ResNet-18, FINN, ZCU102: a 73-node program whose goal was 8.45 ms
- * beside a 13-node one, 8.23 ms once that one was solved). Returns the count left. */
-static int defer_largest(dp_task *tasks, int count)
+/* Leaves steps to the next round whose programs are the ones with the first frame after
+ * a quick one (the long kind), so that their goals (goal_for) rest on the other steps'
+ * new bounds, not the old ones: every such step while another step of the path has only
+ * its cheap bound (MobileNetV3-Small's latency, hls4ml, U250: a 55-node program beside a
+ * segment not yet solved ran the whole 30 s, which the next round's bound of 256 ms on
+ * that segment would have ended at once), else the largest step when the others are
+ * small beside it: they end soon (ResNet-18, FINN, ZCU102: a 73-node program whose goal
+ * was 8.45 ms beside a 13-node one, 8.23 ms once that one was solved). Returns the
+ * count left. */
+static int defer_long(dp_task *tasks, int count)
 {
     if (count < 2)
         return count;
+    bool fresh = false; /* a step with only its cheap bound */
+    for (int i = 0; i < count; i++)
+        fresh |= !tasks[i].step.sg->solved;
+    if (fresh) {
+        int kept = 0;
+        for (int i = 0; i < count; i++) {
+            const dp_step *x = &tasks[i].step;
+            if (!(x->sg->solved && refines_with_frame(x)))
+                tasks[kept++] = tasks[i];
+        }
+        return kept;
+    }
     int largest = 0, others = 0;
     for (int i = 1; i < count; i++)
         if (seg_nodes(&tasks[i]) > seg_nodes(&tasks[largest]))
@@ -830,7 +901,7 @@ static int round_steps(const dp_step *steps, int n, dp_task *tasks, bool *stuck)
     }
     /* a step solved only within the gap (or stopped) leaves the others to refine */
     *stuck = count == 0 && open;
-    return defer_largest(tasks, count);
+    return defer_long(tasks, count);
 }
 
 /* ---- the search ---- */
@@ -862,6 +933,30 @@ static void show_progress(const ex_problem *p, cm_progress *bar, const ex_result
     cm_progress_update(bar, isinf(res->ub) || res->ub <= 0 ? 0.0 : res->lb / res->ub, detail);
 }
 
+/* The steps of the warm start's partitions (the rule optimiser's cuts) still to refine;
+ * none when one is not a step of the cut graph. */
+static int warm_steps(const dp *g, dp_task *tasks)
+{
+    const ex_problem *p = g->p;
+    int n = 0, a = 0;
+    for (int k = 0; k < p->n_warm; k++) {
+        const int end = k + 1 < p->n_warm ? p->warm_first[k + 1] : p->n;
+        int b = a + 1;
+        while (b < g->n_cuts && g->cut[b].node + 1 < end)
+            b++;
+        dp_seg *sg = b < g->n_cuts && g->cut[b].node + 1 == end ? seg_at(g, a, b) : NULL;
+        if (!sg || isinf(sg->lb0) || g->cut[a].n_states != 1 || g->cut[b].n_states != 1)
+            return 0;
+        const dp_step x = {sg, 0, 0};
+        double lb, ub;
+        step_cost(sg, 0, 0, &lb, &ub);
+        if (ub > lb && refinable(&x))
+            tasks[n++].step = x;
+        a = b;
+    }
+    return n;
+}
+
 /* Rounds of shortest path and refinement until the bound meets the incumbent. */
 static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
 {
@@ -872,6 +967,7 @@ static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
     dp_round round = {.g = g, .tasks = calloc((size_t)g->n_cuts, sizeof *round.tasks)};
     cm_status st = round.tasks ? CM_OK : cm_error_nomem(err);
     bool stuck = false;
+    int rounds = 0;
     while (st == CM_OK) {
         dp_pass(g);
         res->lb = g->lb[g->n_cuts - 1][0].cost;
@@ -886,6 +982,16 @@ static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
         if (stuck || ex_out_of_work(p)) {
             res->timed_out = true;
             break;
+        }
+        if (++rounds == EX_WARM_ROUNDS && isinf(res->ub)) {
+            /* no path of the bounds' has been solved whole yet: the warm start's cuts
+             * give the search a design of its own */
+            suffix_pass(g);
+            const int w = warm_steps(g, round.tasks);
+            if (w > 0) {
+                st = refine_all(&round, w, err);
+                continue;
+            }
         }
         int n = backtrack(g, g->lb, steps);
         suffix_pass(g);

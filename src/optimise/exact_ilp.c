@@ -997,6 +997,7 @@ static cm_status solve_with_frame(ex_problem *p, const ex_segment *s, const uint
         return cm_error_nomem(err);
     double t_least = 0.0;
     cm_status st = solve_by_levels(p, s, allowed, cutoff_s, &first, &t_least, err);
+    sol->t_lb = t_least;
     if (st != CM_OK || isinf(first.lb) || first.cut_off) {
         sol->lb = first.lb;
         sol->ub = first.ub;
@@ -1082,8 +1083,9 @@ cm_status ex_solve_segment(ex_problem *p, const ex_segment *s, const uint8_t *al
     sol->loose = p->has_depth && !frame;
     if (frame)
         return solve_with_frame(p, s, allowed, cutoff_s, sol, err);
-    double t_least;
+    double t_least = 0.0;
     cm_status st = solve_by_levels(p, s, allowed, cutoff_s, sol, &t_least, err);
+    sol->t_lb = t_least;
     /* The interval alone leaves out the first frame, most of a FINN partition's latency;
      * the relaxation of the program with it is one linear program (ResNet-50's latency,
      * FINN, ZCU102: 19.6% at 30 s without it, 5.5% with it). It is solved where the
