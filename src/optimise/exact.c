@@ -196,16 +196,17 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
     double limit = o->time_limit_s > 0 ? o->time_limit_s : EX_DEFAULT_TIME_LIMIT_S;
     double deadline = cm_seconds_now() + limit, warm_cost;
     cm_design_point *warm = warm_start(d, o, r, &warm_cost, err);
-    const int n_warm = warm ? cm_design_partition_count(d) : 0;
-    int *warm_first = n_warm > 0 ? malloc((size_t)n_warm * sizeof *warm_first) : NULL;
-    for (int i = 0; warm_first && i < n_warm; i++)
-        warm_first[i] = cm_design_partition_first(d, i);
     if (warm && o->enough_s > 0 && warm_cost <= o->enough_s) { /* the decision is made */
         snprintf(r->note, sizeof r->note, "the rule optimiser's design costs at most %.6g s",
                  o->enough_s);
         cm_design_point_free(warm);
         return CM_OK;
     }
+    /* the warm start's cuts, for a search that finds no design of its own (warm_steps) */
+    const int n_warm = warm ? cm_design_partition_count(d) : 0;
+    int *warm_first = n_warm > 0 ? malloc((size_t)n_warm * sizeof *warm_first) : NULL;
+    for (int i = 0; warm_first && i < n_warm; i++)
+        warm_first[i] = cm_design_partition_first(d, i);
     cm_optimise_reset(d);
     ex_problem p;
     ex_result res = {0};
