@@ -171,6 +171,8 @@ cm_design_point *cm_design_point_new(const cm_design *d);
 void cm_design_point_capture(const cm_design *d, cm_design_point *p);
 /* Re-applies a captured point (only the nodes and partitions that differ). */
 void cm_design_point_restore(cm_design *d, const cm_design_point *p);
+/* The point's partitions: their count, and *first their first nodes (owned by p). */
+int cm_design_point_partitions(const cm_design_point *p, const int **first);
 void cm_design_point_free(cm_design_point *p);
 
 /* ---- the whole design ---- */

@@ -51,6 +51,12 @@ void cm_design_point_restore(cm_design *d, const cm_design_point *p)
     }
 }
 
+int cm_design_point_partitions(const cm_design_point *p, const int **first)
+{
+    *first = p->first;
+    return p->n_parts;
+}
+
 void cm_design_point_free(cm_design_point *p)
 {
     if (!p)

@@ -202,11 +202,6 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
         cm_design_point_free(warm);
         return CM_OK;
     }
-    /* the warm start's cuts, for a search that finds no design of its own (warm_steps) */
-    const int n_warm = warm ? cm_design_partition_count(d) : 0;
-    int *warm_first = n_warm > 0 ? malloc((size_t)n_warm * sizeof *warm_first) : NULL;
-    for (int i = 0; warm_first && i < n_warm; i++)
-        warm_first[i] = cm_design_partition_first(d, i);
     cm_optimise_reset(d);
     ex_problem p;
     ex_result res = {0};
@@ -218,8 +213,7 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
     p.bb_budget = o->max_nodes > 0 ? o->max_nodes : CM_OPTIMISE_EXACT_NODES;
     /* a hair above, so that the search may still find a design of equal cost */
     p.warm_ub = warm ? warm_cost * (1 + 1e-9) : INFINITY;
-    p.warm_first = warm_first;
-    p.n_warm = warm_first ? n_warm : 0;
+    p.warm = warm; /* its cuts, for a search that finds no design of its own */
     if (o->enough_s > 0) { /* nothing costing more than enough_s is of use */
         p.warm_ub = fmin(p.warm_ub, o->enough_s * (1 + 1e-9));
         p.enough_s = o->enough_s;
@@ -243,7 +237,6 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
     if (st != CM_OK)
         leave_minimal(d);
     cm_design_point_free(warm);
-    free(warm_first);
     ex_result_free(&res);
     ex_problem_free(&p);
     return st;

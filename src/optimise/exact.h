@@ -65,8 +65,7 @@ typedef struct ex_problem {
     double setup_grace;    /* a small cut graph's set-up may run until then (>= deadline) */
     double warm_ub;        /* cost of a known feasible design (INFINITY if none): a
                             * cutoff before the search has an incumbent of its own */
-    int *warm_first;       /* its partitions' first nodes (NULL: none known) */
-    int n_warm;
+    const cm_design_point *warm; /* that design (NULL: none known) */
     double enough_s;       /* > 0: an incumbent of at most this cost ends the search */
     double gap;            /* relative gap at which the search may stop (--gap; 0: none) */
     ex_goal goal;          /* what the search needs of a program with the first frame
