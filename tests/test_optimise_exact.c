@@ -688,6 +688,116 @@ static void test_longer_segment_costs_more(void **state)
     check_longer_costs_more(CM_BACKEND_HLS4ML);
 }
 
+/* Every node of d before `end` at a random configuration (or, `fast`, its fastest
+ * that fits alone), then nodes in turn moved to their configuration with the least of
+ * the resource most over the board until the choice of those nodes fits it: designs at
+ * the edge of the board, where its resources bind. */
+static void random_fitting_choice(cm_design *d, const ex_problem *p, int end, uint64_t *rng,
+                                  bool fast, int *choice)
+{
+    const cm_resources *board = cm_design_limits(d);
+    for (int i = 0; i < end; i++) {
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        choice[i] = (int)(*rng % (uint64_t)p->nodes[i].n_cfg);
+        for (int c = 0; fast && c < p->nodes[i].n_cfg; c++)
+            if (p->nodes[i].cfg[c].cycles < p->nodes[i].cfg[choice[i]].cycles)
+                choice[i] = c;
+    }
+    const uint64_t start = *rng % (uint64_t)end;
+    for (int step = 0;; step++) {
+        cm_resources sum = {0};
+        for (int i = 0; i < end; i++)
+            ex_res_add(&sum, &p->nodes[i].cfg[choice[i]].res);
+        if (ex_res_fits(&sum, board))
+            break;
+        assert_true(step < EX_RESOURCES * end); /* the least of each resource fits */
+        int over = 0;
+        for (int k = 1; k < EX_RESOURCES; k++)
+            if ((double)ex_res_kind(&sum, k) * (double)ex_res_kind(board, over) >
+                (double)ex_res_kind(&sum, over) * (double)ex_res_kind(board, k))
+                over = k;
+        const int i = (int)((start + (uint64_t)step * 7919u) % (uint64_t)end);
+        for (int c = 0; c < p->nodes[i].n_cfg; c++)
+            if (ex_res_kind(&p->nodes[i].cfg[c].res, over) <
+                ex_res_kind(&p->nodes[i].cfg[choice[i]].res, over))
+                choice[i] = c;
+    }
+    for (int i = 0; i < end; i++) {
+        const ex_config *c = &p->nodes[i].cfg[choice[i]];
+        cm_design_set_folding(d, i, c->in, c->out, c->kernel);
+    }
+}
+
+/* The priced floor (ex_priced_floors): the board's resources priced on the first frame's
+ * longest path (a Lagrangian of eq. 6). Over the first `share` of the network, cut in
+ * five, it bounds every design of every segment of its rows: 100 designs at the edge
+ * of the board (random_fitting_choice), each timed as the segments from the first node
+ * and from the first cut to each later cut; and the design of each segment's first
+ * program (the interval's choice, near the best: a floor 10% too high fails
+ * here). And it is ten times the floor that leaves the resources out (ex_cost_floor) or
+ * more: the fast designs that floor times cannot fit the board. */
+static void check_priced_floor(const char *network, const char *board, cm_backend backend,
+                               double share)
+{
+    cm_design *d = torchvision_design(network, board, backend, CM_OBJECTIVE_LATENCY);
+    ex_problem p;
+    cm_error err = {0};
+    assert_int_equal(ex_problem_init(&p, d, cm_seconds_now() + 600, &err), CM_OK);
+    const int span = (int)(share * p.n);
+    int cut[5], k = 0; /* about a fifth of the span to four fifths, then its end */
+    for (int i = 0; i < span - 1 && k < 4; i++)
+        if (cm_design_can_cut_after(d, i) && i + 1 >= (k + 1) * span / 5)
+            cut[k++] = i + 1;
+    assert_int_equal(k, 4);
+    cut[k] = span;
+    while (cut[k] < p.n && !cm_design_can_cut_after(d, cut[k] - 1))
+        cut[k]++;
+    const int end = cut[k++];
+    double *from_first = malloc((size_t)end * sizeof *from_first);
+    double *from_cut = malloc((size_t)end * sizeof *from_cut);
+    int *choice = malloc((size_t)p.n * sizeof *choice);
+    assert_true(from_first && from_cut && choice);
+    assert_int_equal(ex_priced_floors(&p, 0, end, from_first, &err), CM_OK);
+    assert_int_equal(ex_priced_floors(&p, cut[0], end, from_cut, &err), CM_OK);
+    uint64_t rng = 0x2545f4914f6cdd1dull;
+    for (int trial = 0; trial < 100; trial++) {
+        random_fitting_choice(d, &p, end, &rng, trial % 2 == 1, choice);
+        for (int e = 0; e < k; e++) {
+            double t;
+            assert_true(from_first[cut[e] - 1] / p.clock_hz <=
+                        part_time(d, 0, cut[e], &t) * (1 + 1e-9));
+            if (e > 0)
+                assert_true(from_cut[cut[e] - 1 - cut[0]] / p.clock_hz <=
+                            part_time(d, cut[0], cut[e], &t) * (1 + 1e-9));
+        }
+    }
+    p.bb_budget = CM_OPTIMISE_EXACT_NODES;
+    ex_sol sol = {.choice = choice};
+    for (int e = 0; e < k; e++) {
+        ex_segment seg;
+        ex_segment_init(&p, 0, cut[e], &seg);
+        assert_int_equal(ex_solve_segment(&p, &seg, NULL, false, INFINITY, &sol, &err), CM_OK);
+        assert_true(from_first[cut[e] - 1] / p.clock_hz <= sol.ub * (1 + 1e-9));
+        assert_true(from_first[cut[e] - 1] >= 10.0 * ex_cost_floor(&p, &seg, 0.0));
+    }
+    free(from_first);
+    free(from_cut);
+    free(choice);
+    ex_problem_free(&p);
+    cm_design_free(d);
+}
+
+static void test_priced_floor(void **state)
+{
+    (void)state;
+    check_priced_floor("squeezenet1_1", "zcu102", CM_BACKEND_FINN, 1.0);
+    check_priced_floor("squeezenet1_1", "zcu102", CM_BACKEND_FPGACONVNET, 1.0);
+    check_priced_floor("mobilenet_v2", "u250", CM_BACKEND_FPGACONVNET, 1.0);
+    check_priced_floor("efficientnet_b0", "zcu102", CM_BACKEND_FPGACONVNET, 0.3);
+}
+
 /* A branching segment's first program leaves the first frame out (its bound is the
  * interval's), and on FINN the first frame is much of a batch-1 latency: the search spent
  * its time on such bounds (ResNet-50 on a ZCU102 stopped at 19.6%). The linear
@@ -761,6 +871,7 @@ int main(void)
         cmocka_unit_test(test_interval_choice_within_gap),
         cmocka_unit_test(test_cost_floor_branching),
         cmocka_unit_test(test_longer_segment_costs_more),
+        cmocka_unit_test(test_priced_floor),
         cmocka_unit_test(test_solved_segments_bound_longer),
         cmocka_unit_test(test_loose_bound_has_first_frame),
         cmocka_unit_test(test_frame_best_bound),

@@ -73,6 +73,7 @@ typedef struct dp_seg {
     double t_fit;        /* least interval in cycles of any choice that fits the board:
                           * the resource floor and each node's fastest fitting alone */
     bool solved;         /* base holds the program without states */
+    bool priced;         /* lb0 holds the priced floor (price_steps) */
     ex_sol base;
     uint8_t *s_ok, *t_ok;
     int n_ref, cap_ref;
@@ -959,6 +960,46 @@ static int warm_steps(const dp *g, dp_task *tasks)
     return n;
 }
 
+/* Raises the bound of every segment from cut a to its priced floor (ex_priced_floors):
+ * the whole row at once costs about what its longest segment does. True when one of
+ * them rose. */
+static cm_status price_row(dp *g, int a, bool *raised, cm_error *err)
+{
+    const ex_problem *p = g->p;
+    const int first = g->cut[a].node + 1, end = seg_at(g, a, a + g->n_row[a])->seg.end;
+    double *floor = malloc((size_t)(end - first) * sizeof *floor);
+    if (!floor)
+        return cm_error_nomem(err);
+    cm_status st = ex_priced_floors(p, first, end, floor, err);
+    for (int b = a + 1; st == CM_OK && b <= a + g->n_row[a]; b++) {
+        dp_seg *x = seg_at(g, a, b);
+        x->priced = true;
+        if (isinf(x->lb0))
+            continue;
+        const double v =
+            ((p->batch - 1) * x->t_fit + floor[x->seg.end - 1 - first]) / p->clock_hz;
+        if (v > x->lb0 * (1 + 1e-9)) {
+            raise_bound(x, v);
+            *raised = true;
+        }
+    }
+    free(floor);
+    return st;
+}
+
+/* Prices the rows of the path's steps that only have their cheap bounds: a few
+ * milliseconds a row where a program takes tens. True (*raised) when a bound rose, so
+ * that the path is found again before any program runs. */
+static cm_status price_steps(dp *g, const dp_step *steps, int n, bool *raised, cm_error *err)
+{
+    *raised = false;
+    cm_status st = CM_OK;
+    for (int i = 0; st == CM_OK && i < n; i++)
+        if (!steps[i].sg->solved && !steps[i].sg->priced)
+            st = price_row(g, steps[i].sg->a, raised, err);
+    return st;
+}
+
 /* Rounds of shortest path and refinement until the bound meets the incumbent. */
 static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
 {
@@ -985,6 +1026,11 @@ static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
             res->timed_out = true;
             break;
         }
+        int n = backtrack(g, g->lb, steps);
+        bool raised;
+        st = price_steps(g, steps, n, &raised, err);
+        if (st != CM_OK || raised)
+            continue;
         if (++rounds == EX_WARM_ROUNDS && isinf(res->ub)) {
             /* no path of the bounds' has been solved whole yet: the warm start's cuts
              * give the search a design of its own */
@@ -995,7 +1041,6 @@ static cm_status search_loop(dp *g, ex_result *res, cm_error *err)
                 continue;
             }
         }
-        int n = backtrack(g, g->lb, steps);
         suffix_pass(g);
         st = refine_all(&round, round_steps(steps, n, round.tasks, &stuck), err);
     }

@@ -390,3 +390,192 @@ double ex_time_floor(const ex_problem *p, const ex_segment *s, const uint8_t *ke
     }
     return found;
 }
+
+/* ---- the first frame's floor with the board's resources priced ---- */
+
+/* How a node's first output (F) or last output (L) follows from the time before it
+ * (first_frame.c's recurrence, each a lower bound at every configuration): from its
+ * producers' first outputs (F: its own fill and head; L: its start and rest), from their
+ * last outputs (F: its head, where every configuration needs its whole input before its
+ * first output; L: its tail, or its rest where its slowest stage waits for the whole
+ * input), or from off-chip memory at its beat (F: the share of the stream it fills on,
+ * and head; L: the whole stream and tail). */
+enum { PF_FF, PF_LF, PF_MF, PF_FL, PF_LL, PF_ML, PF_TERMS };
+
+typedef struct pf_row {
+    int first, end;
+    int *off;        /* per node of the row: its configurations' first index, and the end */
+    double *term;    /* PF_TERMS per configuration */
+    double *res;     /* EX_RESOURCES per configuration */
+    uint8_t *flags;  /* per node: PF_MEMORY, PF_INSIDE, PF_WHOLE */
+    double *lf, *ll; /* per node: the longest priced path to its F and to its L */
+} pf_row;
+
+enum { PF_MEMORY = 1, PF_INSIDE = 2, PF_WHOLE = 4 };
+
+static void pf_terms(const ex_config *c, double words, double burst, double *term)
+{
+    const cm_block_timing *t = &c->timing;
+    const double src = words / (t->beat_words > 0 ? t->beat_words : 1.0);
+    double share = 0.0; /* word_at's (first_frame.c) */
+    if (t->fill_words > burst && words > burst)
+        share = fmin((t->fill_words - burst) / (words - burst), 1.0);
+    term[PF_FF] = t->fill_cycles + t->head_cycles;
+    term[PF_LF] = t->head_cycles;
+    term[PF_MF] = share * src + t->head_cycles;
+    term[PF_FL] = t->start_cycles + t->rest_cycles;
+    term[PF_LL] = t->start_words >= words && words > burst ? fmax(t->rest_cycles, t->tail_cycles)
+                                                           : t->tail_cycles;
+    term[PF_ML] = src + t->tail_cycles;
+}
+
+static void pf_row_free(pf_row *r)
+{
+    free(r->off);
+    free(r->term);
+    free(r->res);
+    free(r->flags);
+    free(r->lf);
+}
+
+static cm_status pf_row_init(const ex_problem *p, int first, int end, pf_row *r, cm_error *err)
+{
+    const int n = end - first;
+    memset(r, 0, sizeof *r);
+    r->first = first;
+    r->end = end;
+    r->off = malloc(((size_t)n + 1) * sizeof *r->off);
+    r->flags = calloc((size_t)n + 1, sizeof *r->flags);
+    r->lf = malloc(2 * ((size_t)n + 1) * sizeof *r->lf);
+    if (!r->off || !r->flags || !r->lf)
+        return cm_error_nomem(err);
+    r->ll = r->lf + n + 1;
+    r->off[0] = 0;
+    for (int i = 0; i < n; i++)
+        r->off[i + 1] = r->off[i] + p->nodes[first + i].n_cfg;
+    r->term = malloc(((size_t)r->off[n] + 1) * PF_TERMS * sizeof *r->term);
+    r->res = malloc(((size_t)r->off[n] + 1) * EX_RESOURCES * sizeof *r->res);
+    if (!r->term || !r->res)
+        return cm_error_nomem(err);
+    const cm_hd_node *nodes = p->d->hd.nodes;
+    for (int i = 0; i < n; i++) {
+        const cm_hd_node *hn = &nodes[first + i];
+        const double words = hn->size_in > 0 ? (double)hn->size_in : 1.0;
+        double burst = 1.0;
+        uint8_t flags = hn->n_pred == 0 ? PF_MEMORY : 0;
+        for (int k = 0; k < hn->n_pred; k++) {
+            const int q = hn->pred[k];
+            if (q < first) {
+                flags |= PF_MEMORY;
+            } else {
+                flags |= PF_INSIDE;
+                if (p->nodes[q].n_cfg > 0)
+                    burst = fmax(burst, p->nodes[q].cfg[0].timing.burst_words);
+            }
+        }
+        const ex_node *en = &p->nodes[first + i];
+        bool whole = words > burst;
+        for (int c = 0; c < en->n_cfg; c++) {
+            const int k = r->off[i] + c;
+            pf_terms(&en->cfg[c], words, burst, &r->term[(size_t)k * PF_TERMS]);
+            for (int kind = 0; kind < EX_RESOURCES; kind++)
+                r->res[(size_t)k * EX_RESOURCES + kind] = (double)ex_res_kind(&en->cfg[c].res, kind);
+            whole &= en->cfg[c].timing.fill_words >= words;
+        }
+        r->flags[i] = flags | (whole ? PF_WHOLE : 0);
+    }
+    return CM_OK;
+}
+
+/* One price vector's bound on every segment of the row, kept in out where higher: the
+ * longest path of priced terms, plus every node's cheapest priced resources, less the
+ * board's price. A node's L is at least each producer's (no term is negative), so the
+ * longest path to a node leaving [first, i + 1) is the most of every L there. */
+static void pf_pass(const ex_problem *p, pf_row *r, const double *lam, double *out)
+{
+    const cm_hd_node *nodes = p->d->hd.nodes;
+    double total = 0.0, frame = 0.0;
+    for (int kind = 0; kind < EX_RESOURCES; kind++)
+        total -= lam[kind] * (double)ex_res_kind(&p->d->limits, kind);
+    for (int i = r->first; i < r->end; i++) {
+        const int at = i - r->first;
+        double best[PF_TERMS], cheapest = INFINITY;
+        for (int o = 0; o < PF_TERMS; o++)
+            best[o] = INFINITY;
+        for (int k = r->off[at]; k < r->off[at + 1]; k++) {
+            const double *res = &r->res[(size_t)k * EX_RESOURCES];
+            const double *term = &r->term[(size_t)k * PF_TERMS];
+            double priced = 0.0;
+            for (int kind = 0; kind < EX_RESOURCES; kind++)
+                priced += lam[kind] * res[kind];
+            cheapest = fmin(cheapest, priced);
+            for (int o = 0; o < PF_TERMS; o++)
+                best[o] = fmin(best[o], term[o] + priced);
+        }
+        total += cheapest;
+        double aF = 0.0, aL = 0.0;
+        for (int k = 0; k < nodes[i].n_pred; k++) {
+            const int q = nodes[i].pred[k] - r->first;
+            if (q >= 0) {
+                aF = fmax(aF, r->lf[q]);
+                aL = fmax(aL, r->ll[q]);
+            }
+        }
+        const uint8_t fl = r->flags[at];
+        double F = aF + best[PF_FF] - cheapest;
+        if ((fl & PF_INSIDE) && (fl & PF_WHOLE))
+            F = fmax(F, aL + best[PF_LF] - cheapest);
+        if (fl & PF_MEMORY)
+            F = fmax(F, best[PF_MF] - cheapest);
+        double L = fmax(F, aF + best[PF_FL] - cheapest);
+        if (fl & PF_INSIDE)
+            L = fmax(L, aL + best[PF_LL] - cheapest);
+        if (fl & PF_MEMORY)
+            L = fmax(L, best[PF_ML] - cheapest);
+        r->lf[at] = F;
+        r->ll[at] = L;
+        frame = fmax(frame, L);
+        out[at] = fmax(out[at], total + frame);
+    }
+}
+
+cm_status ex_priced_floors(const ex_problem *p, int first, int end, double *out, cm_error *err)
+{
+    pf_row r;
+    cm_status st = pf_row_init(p, first, end, &r, err);
+    if (st != CM_OK) {
+        pf_row_free(&r);
+        return st;
+    }
+    const int n = end - first;
+    double scale = INFINITY, most = 0.0;
+    cm_resources least = {0};
+    for (int i = first; i < end; i++) {
+        out[i - first] = 0.0;
+        scale = fmin(scale, p->nodes[i].fast_alone);
+        for (int c = 0; c < p->nodes[i].n_cfg; c++)
+            most = fmax(most, p->nodes[i].cfg[c].cycles);
+        ex_res_add(&least, &p->nodes[i].min_fit);
+    }
+    if (!(scale > 0) || isinf(scale))
+        scale = 1.0;
+    /* A whole board's price in cycles, by octaves from the fastest node's cycles to the
+     * slowest's times the nodes, on each resource the row could fill a quarter of
+     * (priced alone) and on all of those at once. */
+    const int steps = (int)ceil(log2(fmax(most * n / scale, 1.0))) + 1;
+    bool used[EX_RESOURCES];
+    for (int kind = 0; kind < EX_RESOURCES; kind++) {
+        const double board = (double)ex_res_kind(&p->d->limits, kind);
+        used[kind] = board > 0 && 4.0 * (double)ex_res_kind(&least, kind) >= board;
+    }
+    for (int dir = 0; dir <= EX_RESOURCES; dir++)
+        for (int e = 0; e <= steps && (dir == EX_RESOURCES || used[dir]); e++) {
+            double lam[EX_RESOURCES] = {0};
+            for (int kind = 0; kind < EX_RESOURCES; kind++)
+                if (used[kind] && (dir == EX_RESOURCES || dir == kind))
+                    lam[kind] = scale * ldexp(1.0, e) / (double)ex_res_kind(&p->d->limits, kind);
+            pf_pass(p, &r, lam, out);
+        }
+    pf_row_free(&r);
+    return CM_OK;
+}
