@@ -978,7 +978,7 @@ static cm_status price_row(dp *g, int a, bool *raised, cm_error *err)
             continue;
         const double v =
             ((p->batch - 1) * x->t_fit + floor[x->seg.end - 1 - first]) / p->clock_hz;
-        if (v > x->lb0 * (1 + 1e-9)) {
+        if (v > x->lb0 * (1 + EX_PRICE_RISE)) {
             raise_bound(x, v);
             *raised = true;
         }
