@@ -564,15 +564,32 @@ static void test_solved_segments_bound_longer(void **state)
                                                    .max_nodes = 1000, .time_limit_s = 600});
 }
 
+/* The next number of the xorshift generator *rng. */
+static uint64_t next_random(uint64_t *rng)
+{
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    return *rng;
+}
+
+/* Cut points of d at about a fifth, two fifths, three fifths and four fifths of its
+ * first `span` nodes, in cut[0..3]. */
+static void cuts_at_fifths(const cm_design *d, int span, int *cut)
+{
+    int k = 0;
+    for (int i = 0; i < span - 1 && k < 4; i++)
+        if (cm_design_can_cut_after(d, i) && i + 1 >= (k + 1) * span / 5)
+            cut[k++] = i + 1;
+    assert_int_equal(k, 4);
+}
+
 /* Every node of d at a random one of its configurations in p (those fitting the board
  * alone), from the xorshift generator *rng. */
 static void random_choice(cm_design *d, const ex_problem *p, uint64_t *rng)
 {
     for (int i = 0; i < p->n; i++) {
-        *rng ^= *rng << 13;
-        *rng ^= *rng >> 7;
-        *rng ^= *rng << 17;
-        const ex_config *c = &p->nodes[i].cfg[*rng % (uint64_t)p->nodes[i].n_cfg];
+        const ex_config *c = &p->nodes[i].cfg[next_random(rng) % (uint64_t)p->nodes[i].n_cfg];
         cm_design_set_folding(d, i, c->in, c->out, c->kernel);
     }
 }
@@ -657,11 +674,8 @@ static void check_longer_costs_more(cm_backend backend)
     ex_problem p;
     cm_error err = {0};
     assert_int_equal(ex_problem_init(&p, d, cm_seconds_now() + 600, &err), CM_OK);
-    int cut[4], k = 0; /* cut points at about a fifth, two fifths, three fifths, four fifths */
-    for (int i = 0; i < p.n - 1 && k < 4; i++)
-        if (cm_design_can_cut_after(d, i) && i + 1 >= (k + 1) * p.n / 5)
-            cut[k++] = i + 1;
-    assert_int_equal(k, 4);
+    int cut[4];
+    cuts_at_fifths(d, p.n, cut);
     uint64_t rng = 0x9e3779b97f4a7c15ull;
     int longer = 0;
     for (int trial = 0; trial < 200; trial++) {
@@ -697,10 +711,7 @@ static void random_fitting_choice(cm_design *d, const ex_problem *p, int end, ui
 {
     const cm_resources *board = cm_design_limits(d);
     for (int i = 0; i < end; i++) {
-        *rng ^= *rng << 13;
-        *rng ^= *rng >> 7;
-        *rng ^= *rng << 17;
-        choice[i] = (int)(*rng % (uint64_t)p->nodes[i].n_cfg);
+        choice[i] = (int)(next_random(rng) % (uint64_t)p->nodes[i].n_cfg);
         for (int c = 0; fast && c < p->nodes[i].n_cfg; c++)
             if (p->nodes[i].cfg[c].cycles < p->nodes[i].cfg[choice[i]].cycles)
                 choice[i] = c;
@@ -746,11 +757,8 @@ static void check_priced_floor(const char *network, const char *board, cm_backen
     cm_error err = {0};
     assert_int_equal(ex_problem_init(&p, d, cm_seconds_now() + 600, &err), CM_OK);
     const int span = (int)(share * p.n);
-    int cut[5], k = 0; /* about a fifth of the span to four fifths, then its end */
-    for (int i = 0; i < span - 1 && k < 4; i++)
-        if (cm_design_can_cut_after(d, i) && i + 1 >= (k + 1) * span / 5)
-            cut[k++] = i + 1;
-    assert_int_equal(k, 4);
+    int cut[5], k = 4; /* a fifth of the span to four fifths, then its end */
+    cuts_at_fifths(d, span, cut);
     cut[k] = span;
     while (cut[k] < p.n && !cm_design_can_cut_after(d, cut[k] - 1))
         cut[k]++;

@@ -766,7 +766,7 @@ static void glpk_thread_end(void)
 }
 
 /* Raises a bound of segment x (seconds) to v: a bound the segment's own program has not
- * shown, from a segment inside it (dominate). */
+ * shown, from a segment inside it (dominate) or its priced floor (price_row). */
 static void raise_bound(dp_seg *x, double v)
 {
     x->lb0 = fmax(x->lb0, v);

@@ -568,14 +568,17 @@ cm_status ex_priced_floors(const ex_problem *p, int first, int end, double *out,
         const double board = (double)ex_res_kind(&p->d->limits, kind);
         used[kind] = board > 0 && 4.0 * (double)ex_res_kind(&least, kind) >= board;
     }
-    for (int dir = 0; dir <= EX_RESOURCES; dir++)
-        for (int e = 0; e <= steps && (dir == EX_RESOURCES || used[dir]); e++) {
+    for (int dir = 0; dir <= EX_RESOURCES; dir++) {
+        if (dir < EX_RESOURCES && !used[dir])
+            continue;
+        for (int e = 0; e <= steps; e++) {
             double lam[EX_RESOURCES] = {0};
             for (int kind = 0; kind < EX_RESOURCES; kind++)
                 if (used[kind] && (dir == EX_RESOURCES || dir == kind))
                     lam[kind] = scale * ldexp(1.0, e) / (double)ex_res_kind(&p->d->limits, kind);
             pf_pass(p, &r, lam, out);
         }
+    }
     pf_row_free(&r);
     return CM_OK;
 }
