@@ -5,7 +5,10 @@
 # (the load), `optimise --optimiser rule -o D.json` on fpgaConvNet's partitioned
 # designs (--no-weights-reloading) and on FINN, and `evaluate D.json`: wall time, CPU time
 # (user + system) and peak resident memory of each process (GNU time), in a Markdown
-# table. Memory should grow linearly with the layers, time at most a little faster.
+# table; for `optimise`, also the design it returned (latency, partitions) and whether
+# its budget of design points stopped it (cm_optimise_budget: a budget that ends the
+# search before every partition has grown leaves a design cut at every node). Memory
+# should grow linearly with the layers, time at most a little faster.
 #
 #   bench/run_scale.sh
 #
@@ -23,27 +26,40 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 
 /usr/bin/python3 "$ROOT/bench/make_chains.py" "$WORK" 100 1000 10000
 
-measure() { # the command; prints "exit | wall | cpu | MB |"
+measure() { # the command; prints "exit | wall | cpu | MB |" (its stdout in $WORK/out.json)
     local out=$WORK/time.txt
-    if /usr/bin/time -f '%e %U %S %M' -o "$out" "$@" >/dev/null 2>"$WORK/err"; then rc=0; else rc=$?; fi
+    if /usr/bin/time -f '%e %U %S %M' -o "$out" "$@" >"$WORK/out.json" 2>"$WORK/err"; then rc=0; else rc=$?; fi
     read -r wall user sys kb <"$out"
     awk -v rc="$rc" -v w="$wall" -v u="$user" -v s="$sys" -v kb="$kb" \
         'BEGIN { printf "%s | %.2f | %.2f | %.1f |", rc, w, u + s, kb / 1024 }'
 }
 
-echo "| network | layers | step | backend | exit | wall s | cpu s | peak MB |"
-echo "| --- | ---: | --- | --- | ---: | ---: | ---: | ---: |"
+design() { # optimise's JSON in $WORK/out.json; prints " latency ms | partitions | budget |"
+    /usr/bin/python3 - "$WORK/out.json" <<'PY'
+import json, sys
+try:
+    j = json.load(open(sys.argv[1]))
+    stop = "stopped it" if "budget" in j["optimiser"].get("note", "") else ""
+    print(" %.4g | %d | %s |" % (j["latency_s"] * 1e3, j["partitions"], stop))
+except (OSError, ValueError, KeyError, TypeError):
+    print(" | | |")
+PY
+}
+
+echo "| network | layers | step | backend | exit | wall s | cpu s | peak MB | latency ms | partitions | budget |"
+echo "| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 for net in chain100 chain1000 chain10000 res25 res250 res2500; do
     m=$WORK/$net.onnx
     layers=$("$C" inspect "$m" --json | /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)["layers"]))')
-    echo "| $net | $layers | inspect | | $(measure "$C" inspect "$m" --json)"
+    echo "| $net | $layers | inspect | | $(measure "$C" inspect "$m" --json) | | |"
     for backend in fpgaconvnet finn; do
         d=$WORK/$net.$backend.json
-        flags=(--board zc706 --backend "$backend" --optimiser rule --quiet -o "$d")
+        flags=(--board zc706 --backend "$backend" --optimiser rule --quiet --json -o "$d")
         [[ $backend == fpgaconvnet ]] && flags+=(--no-weights-reloading)
-        echo "| $net | $layers | optimise rule | $backend | $(measure "$C" optimise "$m" "${flags[@]}")"
+        row=$(measure "$C" optimise "$m" "${flags[@]}")
+        echo "| $net | $layers | optimise rule | $backend | $row$(design)"
         if [[ -f $d ]]; then
-            echo "| $net | $layers | evaluate | $backend | $(measure "$C" evaluate "$d" --json)"
+            echo "| $net | $layers | evaluate | $backend | $(measure "$C" evaluate "$d" --json) | | |"
         fi
     done
 done
