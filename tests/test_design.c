@@ -4,6 +4,7 @@
  * files (round trip and bad files) and the exporters. */
 #include "test_support.h"
 #include "design/design_copy.h"
+#include "design/design_internal.h" /* cm_design_edge_bad */
 
 #include <cnnmap/design.h>
 #include <cnnmap/design_io.h>
@@ -184,6 +185,7 @@ static void assert_aggregates_fresh(cm_design *d)
     cm_partition_info before[64];
     double cost = cm_design_cost(d);
     bool feasible = cm_design_feasible(d);
+    int violations = cm_design_violation_count(d);
     for (int p = 0; p < np; p++)
         cm_design_partition_info(d, p, &before[p]);
     /* re-timed afresh, the figures are exactly those of a new design at the same
@@ -209,9 +211,24 @@ static void assert_aggregates_fresh(cm_design *d)
     }
     assert_same_time(cm_design_cost(d), cost);
     assert_int_equal(cm_design_feasible(d), feasible);
+    assert_int_equal(cm_design_violation_count(d), violations);
 }
 
-/* Random folding moves and cuts on CNV (a chain; FINN's late rows) and on ResNet-20
+/* Gives `node` a folding drawn from its valid values (a linear congruential step per
+ * draw). */
+static void random_folding(cm_design *d, int node, unsigned *seed)
+{
+    int64_t f[3];
+    for (int k = 0; k < 3; k++) {
+        int count;
+        const int64_t *v = cm_design_fold_values(d, node, (cm_fold)k, &count);
+        *seed = *seed * 1103515245u + 12345u;
+        f[k] = v[(*seed >> 8) % (unsigned)count];
+    }
+    cm_design_set_folding(d, node, f[0], f[1], f[2]);
+}
+
+/* Random folding moves, cuts and merges on CNV (a chain; FINN's late rows) and on ResNet-20
  * (merges and forks, where a change reaches the next Add by two paths): after each,
  * the incrementally maintained aggregates equal a full re-evaluation. */
 static void test_incremental_matches_full(void **state)
@@ -228,19 +245,20 @@ static void test_incremental_matches_full(void **state)
         for (int step = 0; step < 400; step++) {
             seed = seed * 1103515245u + 12345u;
             int node = (int)((seed >> 8) % (unsigned)n);
-            int64_t f[3];
-            for (int k = 0; k < 3; k++) {
-                int count;
-                const int64_t *v = cm_design_fold_values(d, node, (cm_fold)k, &count);
-                seed = seed * 1103515245u + 12345u;
-                f[k] = v[(seed >> 8) % (unsigned)count];
-            }
-            cm_design_set_folding(d, node, f[0], f[1], f[2]);
+            random_folding(d, node, &seed);
             if (step % 3 != 0) /* as a search looks after a move, or after a few */
                 (void)cm_design_cost(d);
             if (step % 50 == 7 && cm_design_can_cut_after(d, node)) {
                 cm_error err = {0};
                 cm_design_split(d, node, &err); /* may already be a cut */
+            }
+            if (step % 50 == 29 && cm_design_partition_count(d) > 1) {
+                /* a merge renumbers the partitions after it and brings the edges across
+                 * its cut on-chip, where their stream widths must match again */
+                cm_error err = {0};
+                seed = seed * 1103515245u + 12345u;
+                int p = (int)((seed >> 8) % (unsigned)(cm_design_partition_count(d) - 1));
+                assert_int_equal(cm_design_merge(d, p, &err), CM_OK);
             }
             if (step % 20 == 0)
                 assert_aggregates_fresh(d);
@@ -248,6 +266,61 @@ static void test_incremental_matches_full(void **state)
         assert_aggregates_fresh(d);
         cm_design_free(d);
     }
+}
+
+/* A cut takes the streams across it off-chip, where the widths on either side need
+ * not match; a merge brings them back on-chip. On ResNet-20 at random foldings (many
+ * edges break their rules), every place that can be cut is cut and merged again: the
+ * violations kept up to date equal a full recount each time, and some edges across
+ * the cuts (a block's shortcut, beside its last layer) break a rule on-chip. */
+static int partition_holding(const cm_design *d, int node)
+{
+    int p = 0;
+    while (p + 1 < cm_design_partition_count(d) && cm_design_partition_first(d, p + 1) <= node)
+        p++;
+    return p;
+}
+
+/* Edges from nodes at or before `u` to nodes after it that break a rule as the
+ * partitions stand. */
+static int bad_edges_across(const cm_design *d, int u)
+{
+    int bad = 0;
+    for (int a = 0; a <= u; a++)
+        for (int k = 0; k < d->hd.nodes[a].n_succ; k++)
+            bad += d->hd.nodes[a].succ[k] > u && cm_design_edge_bad(d, a, d->hd.nodes[a].succ[k]);
+    return bad;
+}
+
+static void test_cut_and_merge_edges(void **state)
+{
+    (void)state;
+    cm_backend backends[3] = {CM_BACKEND_FPGACONVNET, CM_BACKEND_FINN, CM_BACKEND_HLS4ML};
+    char resnet[1024];
+    cm_test_shared_model("resnet20_a8w8b16.onnx", resnet, sizeof resnet);
+    int across = 0;
+    for (int b = 0; b < 3; b++) {
+        cm_design *d = make_design(resnet, "zcu102", backends[b], 0);
+        const int n = cm_design_node_count(d);
+        unsigned seed = 777;
+        for (int i = 0; i < n; i++)
+            random_folding(d, i, &seed);
+        for (int u = 0; u + 1 < n; u++) {
+            if (!cm_design_can_cut_after(d, u))
+                continue;
+            const int whole = cm_design_violation_count(d);
+            across += bad_edges_across(d, u);
+            cm_error err = {0};
+            assert_int_equal(cm_design_split(d, u, &err), CM_OK);
+            assert_int_equal(bad_edges_across(d, u), 0);
+            assert_aggregates_fresh(d);
+            assert_int_equal(cm_design_merge(d, partition_holding(d, u), &err), CM_OK);
+            assert_int_equal(cm_design_violation_count(d), whole);
+            assert_aggregates_fresh(d);
+        }
+        cm_design_free(d);
+    }
+    assert_true(across > 0);
 }
 
 /* FINN: SIMD of an MVAU must equal its sliding window's SIMD (inter matching), which
@@ -494,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_lenet_partition_bandwidth),
         cmocka_unit_test(test_cnv_init),
         cmocka_unit_test(test_incremental_matches_full),
+        cmocka_unit_test(test_cut_and_merge_edges),
         cmocka_unit_test(test_finn_propagation),
         cmocka_unit_test(test_fpgaconvnet_intra),
         cmocka_unit_test(test_round_trip),
