@@ -3,9 +3,11 @@
  * incremental evaluation against full re-evaluation, folding propagation, design
  * files (round trip and bad files) and the exporters. */
 #include "test_support.h"
+#include "onnx_builder.h"
 #include "design/design_copy.h"
 #include "design/design_internal.h" /* cm_design_edge_bad */
 
+#include <cnnmap/board.h>
 #include <cnnmap/design.h>
 #include <cnnmap/design_io.h>
 #include <cnnmap/export.h>
@@ -359,6 +361,133 @@ static void test_finn_propagation(void **state)
     cm_design_free(d);
 }
 
+/* Sets side `which` of `node` to `value` with propagation and checks the claim its rigid
+ * group makes: refused when the value is new and some side of the group lacks it;
+ * otherwise exactly the group's sides move, all to the value. The design is restored. */
+static void check_rigid_move(cm_design *d, const cm_fold_groups *g, int p, int node,
+                             cm_fold which, int64_t value, cm_design_point *keep)
+{
+    bool rigid;
+    int q = cm_fold_groups_of(g, node, which, &rigid);
+    int64_t now[3];
+    cm_design_node_folding(d, node, now);
+    const int first = cm_design_partition_first(d, p), n = cm_design_node_count(d);
+    const int end = p + 1 < cm_design_partition_count(d) ? cm_design_partition_first(d, p + 1) : n;
+    int64_t *before = malloc(3 * (size_t)n * sizeof *before);
+    assert_non_null(before);
+    for (int i = 0; i < n; i++)
+        cm_design_node_folding(d, i, &before[3 * i]);
+    cm_design_point_capture(d, keep);
+    bool expect = value == now[which] || cm_fold_groups_takes(g, q, value);
+    assert_true(cm_design_set_fold_propagate(d, node, which, value) == expect);
+    for (int i = 0; i < n; i++) {
+        int64_t f[3];
+        cm_design_node_folding(d, i, f);
+        for (int t = 0; t < 3; t++) {
+            bool mine = false;
+            if (expect && t < 2 && i >= first && i < end)
+                mine = cm_fold_groups_of(g, i, (cm_fold)t, &rigid) == q;
+            assert_true(f[t] == (mine ? value : before[3 * i + t]));
+        }
+    }
+    cm_design_point_restore(d, keep);
+    free(before);
+}
+
+/* Two 3x3 convolutions of 12 channels on FINN: the first MVAU's PE (a divisor of 12)
+ * need only divide the next window's SIMD, so a PE of 3 against a SIMD of 2 moves the
+ * window's whole group, past the MVAU's own. */
+static cm_design *twelve_channels(void)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 12, 8, 8});
+    ob_init_float(m, "W0", 4, (int64_t[]){12, 12, 3, 3}, NULL);
+    ob_init_float(m, "W1", 4, (int64_t[]){12, 12, 3, 3}, NULL);
+    ob_attr_ints(ob_node(m, "Conv", "c0", "x,W0", "a"), "kernel_shape", 2, (int64_t[]){3, 3});
+    ob_attr_ints(ob_node(m, "Conv", "c1", "a,W1", "y"), "kernel_shape", 2, (int64_t[]){3, 3});
+    ob_output(m, "y", 4, NULL);
+    cm_graph *g = cm_test_load_built(m, "twelve.onnx");
+    cm_error err = {0};
+    cm_board board;
+    assert_int_equal(cm_board_builtin("zcu102", &board, &err), CM_OK);
+    cm_design_options o;
+    cm_design_options_init(&o);
+    o.backend = CM_BACKEND_FINN;
+    cm_design *d = NULL;
+    if (cm_design_create(g, &board, &o, &d, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    return d;
+}
+
+/* Matching groups against propagation itself: ResNet-20 on each backend, CNV and two
+ * 12-channel convolutions on FINN, at foldings reached by propagated moves and a few
+ * that break matching rules, cut into thirds, every side of every node set to each of its values. FINN ties a residual block's Add to both its inputs and its output, so
+ * groups span layers there; an MVAU's widths only need to divide its neighbours', so
+ * some groups are not rigid. */
+static void test_fold_groups(void **state)
+{
+    (void)state;
+    cm_backend backends[3] = {CM_BACKEND_FPGACONVNET, CM_BACKEND_FINN, CM_BACKEND_HLS4ML};
+    char resnet[1024];
+    cm_test_shared_model("resnet20_a8w8b16.onnx", resnet, sizeof resnet);
+    int wide_rigid = 0, loose = 0;
+    for (int b = 0; b < 5; b++) {
+        cm_design *d = b < 3    ? make_design(resnet, "zcu102", backends[b], 0)
+                       : b == 3 ? cnv(CM_BACKEND_FINN, 4)
+                                : twelve_channels();
+        const int n = cm_design_node_count(d);
+        unsigned seed = 99;
+        for (int i = 0; i < n; i++) { /* moves that keep every rule, from folding 1 */
+            int count;
+            seed = seed * 1103515245u + 12345u;
+            cm_fold side = (cm_fold)((seed >> 8) % 2);
+            const int64_t *v = cm_design_fold_values(d, i, side, &count);
+            seed = seed * 1103515245u + 12345u;
+            (void)cm_design_set_fold_propagate(d, i, side, v[(seed >> 8) % (unsigned)count]);
+        }
+        for (int i = 3; i < n; i += 7) /* and a few that break them: groups of two values */
+            random_folding(d, i, &seed);
+        for (int u = n / 3; n > 8 && u < n - 1; u++) /* the 12-channel pair stays whole */
+            if (cm_design_can_cut_after(d, u)) {
+                cm_error err = {0};
+                assert_int_equal(cm_design_split(d, u, &err), CM_OK);
+                u += n / 3;
+            }
+        cm_design_point *keep = cm_design_point_new(d);
+        assert_non_null(keep);
+        for (int p = 0; p < cm_design_partition_count(d); p++) {
+            cm_fold_groups *g = cm_fold_groups_new(d, p);
+            assert_non_null(g);
+            const int first = cm_design_partition_first(d, p);
+            const int end = p + 1 < cm_design_partition_count(d) ? cm_design_partition_first(d, p + 1) : n;
+            for (int i = first; i < end; i++)
+                for (int t = 0; t < 2; t++) {
+                    bool rigid, other;
+                    int q = cm_fold_groups_of(g, i, (cm_fold)t, &rigid);
+                    if (!rigid) {
+                        loose++;
+                        continue;
+                    }
+                    for (int j = first; j < end; j++) /* a side of another node in q */
+                        if (j != i && (cm_fold_groups_of(g, j, CM_FOLD_IN, &other) == q ||
+                                       cm_fold_groups_of(g, j, CM_FOLD_OUT, &other) == q)) {
+                            wide_rigid++;
+                            break;
+                        }
+                    int count;
+                    const int64_t *v = cm_design_fold_values(d, i, (cm_fold)t, &count);
+                    for (int k = 0; k < count; k++)
+                        check_rigid_move(d, g, p, i, (cm_fold)t, v[k], keep);
+                }
+            cm_fold_groups_free(g);
+        }
+        cm_design_point_free(keep);
+        cm_design_free(d);
+    }
+    assert_true(wide_rigid > 0);
+    assert_true(loose > 0);
+}
+
 /* fpgaConvNet: a pooling layer's coarse-in and coarse-out are one factor (eq. 9). */
 static void test_fpgaconvnet_intra(void **state)
 {
@@ -569,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_incremental_matches_full),
         cmocka_unit_test(test_cut_and_merge_edges),
         cmocka_unit_test(test_finn_propagation),
+        cmocka_unit_test(test_fold_groups),
         cmocka_unit_test(test_fpgaconvnet_intra),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_bad_design_files),

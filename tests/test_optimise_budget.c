@@ -143,6 +143,51 @@ static void test_budget_defaults(void **state)
     assert_true(cm_optimise_budget(&o, 1000) == 7);
 }
 
+/* A chain of `layers` 3x3 convolutions (8 channels, 8x8, padded) on fpgaConvNet on a
+ * ZC706, without weights reloading: bench/make_chains.py's chains. */
+static cm_design *conv_chain(int layers)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "c0", 4, (int64_t[]){1, 8, 8, 8});
+    ob_init_float(m, "W", 4, (int64_t[]){8, 8, 3, 3}, NULL);
+    char io[32], out[16];
+    for (int i = 0; i < layers; i++) {
+        snprintf(io, sizeof io, "c%d,W", i);
+        snprintf(out, sizeof out, "c%d", i + 1);
+        Onnx__NodeProto *n = ob_node(m, "Conv", out, io, out);
+        ob_attr_ints(n, "kernel_shape", 2, (int64_t[]){3, 3});
+        ob_attr_ints(n, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    }
+    ob_output(m, out, 4, NULL);
+    cm_board board;
+    cm_error err = {0};
+    assert_int_equal(cm_board_builtin("zc706", &board, &err), CM_OK);
+    cm_design_options o;
+    cm_design_options_init(&o);
+    o.backend = CM_BACKEND_FPGACONVNET;
+    o.weights_reloading = false;
+    cm_design *d = NULL;
+    if (cm_design_create(cm_test_load_built(m, "chain.onnx"), &board, &o, &d, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    return d;
+}
+
+/* rule's default budget is of node costings, not of design points: a step costs its
+ * partition, not the design. On 5,000 layers a budget of 10^9 / 5,000 points ran out
+ * in the bound's look at every folding (48 a node), before anything grew, and left a
+ * partition per layer: 5,000 reconfigurations, 3,000 s a frame. rule now ends by its
+ * own criterion with partitions of tens of layers. */
+static void test_rule_budget_long_chain(void **state)
+{
+    (void)state;
+    cm_design *d = conv_chain(5000);
+    cm_optimise_result r = run(d, CM_OPTIMISER_RULE, 0, false);
+    assert_false(r.stopped_early);
+    assert_true(cm_design_feasible(d));
+    assert_in_range(cm_design_partition_count(d), 2, 100);
+    cm_design_free(d);
+}
+
 /* Two dense layers on hls4ml, fc1 16 -> 4 (N = 64) and fc2 4 -> 2 (N = 8): a layer with
  * reuse factor RF takes RF cycles and N / RF DSPs, RF any power of two up to N. */
 static cm_graph *two_dense(void)
@@ -403,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_anneal_budget_same_under_load),
         cmocka_unit_test(test_rule_beats_first_step),
         cmocka_unit_test(test_rule_proves_infeasible),
+        cmocka_unit_test(test_rule_budget_long_chain),
         cmocka_unit_test(test_exact_nodes_same_under_load),
         cmocka_unit_test(test_nn2fpga_bip_same_under_load),
         cmocka_unit_test(test_overlay_sizing_same_under_load),

@@ -5,6 +5,7 @@
 #include "test_support.h"
 #include "onnx_builder.h"
 
+#include <cnnmap/board.h>
 #include <cnnmap/design.h>
 #include <cnnmap/model.h>
 #include <cnnmap/optimise.h>
@@ -177,6 +178,65 @@ static void test_partitions_near_bound(void **state)
     }
 }
 
+/* `blocks` residual blocks of a 3x3 convolution (8 channels, 8x8, padded) and an Add of
+ * its input, as bench/make_chains.py makes them, on FINN on a ZCU102. */
+static cm_design *residual_finn(int blocks)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "b0", 4, (int64_t[]){1, 8, 8, 8});
+    ob_init_float(m, "W", 4, (int64_t[]){8, 8, 3, 3}, NULL);
+    char in[16], conv[16], out[16], io[40];
+    for (int b = 0; b < blocks; b++) {
+        snprintf(in, sizeof in, "b%d", b);
+        snprintf(conv, sizeof conv, "a%d", b);
+        snprintf(out, sizeof out, "b%d", b + 1);
+        snprintf(io, sizeof io, "%s,W", in);
+        Onnx__NodeProto *n = ob_node(m, "Conv", conv, io, conv);
+        ob_attr_ints(n, "kernel_shape", 2, (int64_t[]){3, 3});
+        ob_attr_ints(n, "pads", 4, (int64_t[]){1, 1, 1, 1});
+        snprintf(io, sizeof io, "%s,%s", conv, in);
+        ob_node(m, "Add", out, io, out);
+    }
+    ob_output(m, out, 4, NULL);
+    cm_board board;
+    cm_error err = {0};
+    assert_int_equal(cm_board_builtin("zcu102", &board, &err), CM_OK);
+    return design_from_graph(cm_test_load_built(m, "residual.onnx"), &board, CM_BACKEND_FINN);
+}
+
+/* FINN ties every stream width of such a network into one group (an Add's inputs and
+ * output match), so every node's candidates move the whole network to the same few
+ * widths. Growth tries every node once before it stops; costing each of their
+ * candidates again made rule quadratic in the blocks (80 blocks: 78 times the
+ * evaluations of 20; 2,500 blocks: 175 s). Costing each effect once keeps it linear:
+ * four times the blocks, about four times the evaluations. */
+static void test_tied_network_linear(void **state)
+{
+    (void)state;
+    uint64_t evals[2];
+    for (int k = 0; k < 2; k++) {
+        cm_design *d = residual_finn(k == 0 ? 20 : 80);
+        evals[k] = run_rule(d).evaluations;
+        assert_true(cm_design_feasible(d));
+        /* every Add and every fork at one width, above the start's 1 */
+        int64_t width = 0;
+        int adds = 0;
+        for (int i = 0; i < cm_design_node_count(d); i++) {
+            cm_node_info n;
+            cm_design_node_info(d, i, &n);
+            if (strcmp(n.op, "AddStreams_Batch") != 0 && strcmp(n.op, "DuplicateStreams_Batch") != 0)
+                continue;
+            adds += n.op[0] == 'A';
+            width = width ? width : n.fold_out;
+            assert_true(n.fold_in == width && n.fold_out == width);
+        }
+        assert_int_equal(adds, k == 0 ? 20 : 80);
+        assert_true(width > 1);
+        cm_design_free(d);
+    }
+    assert_true(evals[1] < 6 * evals[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_lenet_zedboard_infeasible),
         cmocka_unit_test(test_cnv_finn_zedboard),
         cmocka_unit_test(test_partitions_near_bound),
+        cmocka_unit_test(test_tied_network_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,6 +127,22 @@ void cm_design_set_folding(cm_design *d, int node, int64_t in, int64_t out, int6
  * valid values. */
 bool cm_design_set_fold_propagate(cm_design *d, int node, cm_fold which, int64_t value);
 
+/* A partition's matching groups: the channel sides (a node's in or out folding) that
+ * matching ties together within it, so that cm_design_set_fold_propagate, setting one
+ * side of a group to a value, sets every side of it (FINN's residual blocks tie whole
+ * stretches of a network). A group is rigid when no divisibility rule links it to a side
+ * outside it and all its sides held one value when the groups were made: setting a side
+ * of a rigid group to a value then sets exactly that group, or fails, changing nothing,
+ * when the value is not one every side takes. Propagation keeps a rigid group rigid; a
+ * cut, a merge or cm_design_set_folding may not. NULL on out-of-memory. */
+typedef struct cm_fold_groups cm_fold_groups;
+cm_fold_groups *cm_fold_groups_new(const cm_design *d, int p);
+void cm_fold_groups_free(cm_fold_groups *g);
+/* The group of a side of a node of the partition, and whether it is rigid. */
+int cm_fold_groups_of(const cm_fold_groups *g, int node, cm_fold side, bool *rigid);
+/* Whether every side of the group takes the value. */
+bool cm_fold_groups_takes(const cm_fold_groups *g, int group, int64_t value);
+
 /* The predecessors / successors of a node (indices into the node list). */
 const int *cm_design_node_preds(const cm_design *d, int node, int *count);
 const int *cm_design_node_succs(const cm_design *d, int node, int *count);

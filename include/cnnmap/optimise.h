@@ -26,15 +26,19 @@ const char *cm_optimiser_name(cm_optimiser o);
 cm_status cm_optimiser_parse(const char *name, cm_optimiser *out, cm_error *err);
 
 /* Same inputs, same design, on any machine: no optimiser's default stops on the clock.
- * rule and anneal stop by their own criterion or after a budget of design points
- * evaluated (rule: candidate foldings tried; anneal: moves). Each point's bookkeeping
- * can scan the design, so the default budget is CM_OPTIMISE_WORK / nodes points, from
- * CM_OPTIMISE_MIN_POINTS to CM_OPTIMISE_MAX_POINTS: on this project's 2-core machine
- * seconds on 10,000 nodes, and more than either uses on torchvision's networks. A time
- * limit is only ever the user's. */
+ * rule and anneal stop by their own criterion or after a budget that is a count.
+ * anneal's is of moves: each move's bookkeeping can scan the design, so its default
+ * budget is CM_OPTIMISE_WORK / nodes moves, from CM_OPTIMISE_MIN_POINTS to
+ * CM_OPTIMISE_MAX_POINTS. rule's default is of work, CM_OPTIMISE_RULE_WORK node costings
+ * (cm_design_evaluations; about a minute on this project's machine, far more than it
+ * uses on torchvision's networks): its steps re-cost one partition each, so from a
+ * design of one partition per node (a 10,000-layer chain) a budget of points ran out
+ * before every partition had grown. A caller's max_points is a count of design points
+ * for both. A time limit is only ever the user's. */
 #define CM_OPTIMISE_WORK 1000000000ull
 #define CM_OPTIMISE_MIN_POINTS 10000ull
 #define CM_OPTIMISE_MAX_POINTS 100000000ull
+#define CM_OPTIMISE_RULE_WORK 1000000000ull
 /* exact stops after this many GLPK branch-and-bound nodes over all its integer programs
  * (MobileNetV2 a8w6 on a ZCU102, fpgaConvNet, proves its optimum in about 220,000); its
  * time limit without --time-limit is only a safety cap of 600 s. */
@@ -46,7 +50,8 @@ typedef struct cm_optimise_options {
     cm_optimiser optimiser;
     uint64_t seed;
     double time_limit_s;      /* > 0: the user's cap on the search; 0: none */
-    uint64_t max_points;      /* > 0: rule's and anneal's budget; 0: cm_optimise_budget's */
+    uint64_t max_points;      /* > 0: rule's and anneal's budget of design points; 0: their
+                               * defaults (above) */
     bool progress;            /* draw a progress bar on stderr */
     int64_t max_nodes;        /* > 0: exact's node budget; 0: CM_OPTIMISE_EXACT_NODES */
     double enough_s;          /* > 0: exact answers "is there a design of at most this
@@ -61,7 +66,8 @@ typedef struct cm_optimise_options {
 /* The number of online cores, within 1 to CM_OPTIMISE_MAX_THREADS (--threads' default). */
 int cm_optimise_default_threads(void);
 
-/* The budget of design points rule and anneal run with on a design of `nodes` nodes. */
+/* The budget of design points anneal runs with on a design of `nodes` nodes (and rule,
+ * when the caller gives max_points). */
 uint64_t cm_optimise_budget(const cm_optimise_options *o, int nodes);
 
 typedef struct cm_optimise_result {

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *cm_constraint_name(cm_constraint c)
@@ -254,4 +255,162 @@ bool cm_design_set_fold_propagate(cm_design *d, int node, cm_fold which, int64_t
         d->scratch_mark[i] = 0;
     }
     return ok;
+}
+
+/* ---- matching groups ---- */
+
+struct cm_fold_groups {
+    int first, count;  /* the partition's nodes [first, first + count) */
+    int *of;           /* per side, 2 * (node - first) + (0 in, 1 out): its group */
+    bool *rigid;       /* per group: closed and holding one value (cm_fold_groups_new) */
+    int *valid_at;     /* per group + 1: its run in `valid` */
+    int64_t *valid;    /* per group, ascending: the values every one of its sides takes */
+};
+
+static int side_root(int *parent, int x)
+{
+    while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+static void side_join(int *parent, int a, int b)
+{
+    a = side_root(parent, a);
+    b = side_root(parent, b);
+    if (a != b)
+        parent[a > b ? a : b] = a < b ? a : b;
+}
+
+/* Joins the sides that propagate_one ties within the partition, and marks open (rigid
+ * false) the groups a divisibility rule links to another side: that link moves a side
+ * only for some values, so a change to such a group can reach beyond it. */
+static void tie_sides(const cm_design *d, cm_fold_groups *g, int *parent, bool *open)
+{
+    for (int i = g->first; i < g->first + g->count; i++) {
+        const cm_hd_node *n = &d->hd.nodes[i];
+        int x = 2 * (i - g->first);
+        if (n->flags & CM_HD_INTRA)
+            side_join(parent, x, x + 1);
+        for (int k = 0; k < n->n_succ; k++) {
+            int v = n->succ[k];
+            if (v < g->first || v >= g->first + g->count)
+                continue; /* through off-chip memory: no matching needed */
+            int y = 2 * (v - g->first);
+            if (n->flags & CM_HD_INTER)
+                side_join(parent, x + 1, y);
+            else if (n->flags & CM_HD_DIVISIBLE)
+                open[x + 1] = open[y] = true;
+        }
+    }
+}
+
+/* Each group's values: those every one of its sides takes, in order (its first side's
+ * list filtered by the others'). `member` is scratch for the sides listed by group. */
+static void group_values(const cm_design *d, cm_fold_groups *g, int sides, int groups,
+                         int *member)
+{
+    int *start = g->valid_at; /* first the groups' runs in `member`, then in `valid` */
+    memset(start, 0, ((size_t)groups + 1) * sizeof *start);
+    for (int x = 0; x < sides; x++)
+        start[g->of[x] + 1]++;
+    for (int q = 0; q < groups; q++)
+        start[q + 1] += start[q];
+    for (int x = sides - 1; x >= 0; x--) /* backwards, so each run ends up ascending */
+        member[--start[g->of[x] + 1]] = x;
+    /* start[q + 1] now holds group q's first member; shift them down by one */
+    for (int q = 0; q < groups; q++)
+        start[q] = start[q + 1];
+    start[groups] = sides;
+    int at = 0, from = start[0];
+    for (int q = 0; q < groups; q++) {
+        int to = start[q + 1], lead = member[from];
+        start[q] = at;
+        const cm_hd_values *base = &d->hd.nodes[g->first + lead / 2].fold[lead % 2];
+        for (int k = 0; k < base->count; k++) {
+            bool all = true;
+            for (int m = from + 1; m < to && all; m++)
+                all = valid_value(&d->hd.nodes[g->first + member[m] / 2], member[m] % 2, base->v[k]);
+            if (all)
+                g->valid[at++] = base->v[k];
+        }
+        from = to;
+    }
+    start[groups] = at;
+}
+
+cm_fold_groups *cm_fold_groups_new(const cm_design *d, int p)
+{
+    cm_fold_groups *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->first = d->parts[p].first;
+    g->count = d->parts[p].end - g->first;
+    int sides = 2 * g->count, values = 0;
+    for (int i = g->first; i < g->first + g->count; i++)
+        values += d->hd.nodes[i].fold[0].count + d->hd.nodes[i].fold[1].count;
+    int *parent = malloc((size_t)sides * sizeof *parent);
+    int *leader = malloc((size_t)sides * sizeof *leader);
+    bool *open = calloc((size_t)sides, sizeof *open);
+    g->of = malloc((size_t)sides * sizeof *g->of);
+    g->rigid = malloc((size_t)sides * sizeof *g->rigid);
+    g->valid_at = malloc(((size_t)sides + 1) * sizeof *g->valid_at);
+    g->valid = malloc(((size_t)values + 1) * sizeof *g->valid);
+    if (!parent || !leader || !open || !g->of || !g->rigid || !g->valid_at || !g->valid) {
+        free(parent);
+        free(leader);
+        free(open);
+        cm_fold_groups_free(g);
+        return NULL;
+    }
+    for (int x = 0; x < sides; x++)
+        parent[x] = x;
+    tie_sides(d, g, parent, open);
+    /* A root is its group's smallest side, so groups number in side order. */
+    int groups = 0;
+    for (int x = 0; x < sides; x++) {
+        int r = side_root(parent, x);
+        if (r == x) {
+            leader[groups] = x;
+            g->rigid[groups] = true;
+            g->of[x] = groups++;
+        } else {
+            g->of[x] = g->of[r];
+        }
+        int q = g->of[x], l = leader[q];
+        g->rigid[q] = g->rigid[q] && !open[x] &&
+                      d->state[g->first + x / 2].fold[x % 2] ==
+                          d->state[g->first + l / 2].fold[l % 2];
+    }
+    group_values(d, g, sides, groups, parent); /* parent is done with: scratch */
+    free(parent);
+    free(leader);
+    free(open);
+    return g;
+}
+
+void cm_fold_groups_free(cm_fold_groups *g)
+{
+    if (!g)
+        return;
+    free(g->of);
+    free(g->rigid);
+    free(g->valid_at);
+    free(g->valid);
+    free(g);
+}
+
+int cm_fold_groups_of(const cm_fold_groups *g, int node, cm_fold side, bool *rigid)
+{
+    int q = g->of[2 * (node - g->first) + (int)side];
+    *rigid = g->rigid[q];
+    return q;
+}
+
+bool cm_fold_groups_takes(const cm_fold_groups *g, int group, int64_t value)
+{
+    for (int k = g->valid_at[group]; k < g->valid_at[group + 1]; k++)
+        if (g->valid[k] == value)
+            return true;
+    return false;
 }

@@ -42,9 +42,9 @@ static const char *const finn_op[NAME_COUNT] = {
  * thresholds: the single consumer, marked fusable by the importer. */
 static int absorbed_activation(const cm_hd_build *b, int li)
 {
-    int first;
-    if (cm_graph_consumers(b->g, li, &first) != 1)
+    if (cm_hd_consumers(b, li) != 1)
         return -1;
+    const int first = cm_hd_first_consumer(b, li);
     const cm_layer *c = &b->g->layers[first];
     if ((c->op == CM_OP_RELU || c->op == CM_OP_ACTIVATION) && c->fusable)
         return first;

@@ -140,6 +140,24 @@ static cm_status build_for_backend(cm_hd_build *b, cm_backend backend, cm_error 
     }
 }
 
+/* cm_graph_consumers for every layer in one pass over the inputs. */
+static void count_consumers(cm_hd_build *b)
+{
+    const cm_graph *g = b->g;
+    for (int i = 0; i < g->n_layers; i++) {
+        b->consumers[i] = 0;
+        b->first_consumer[i] = -1;
+    }
+    for (int i = 0; i < g->n_layers; i++)
+        for (int k = 0; k < g->layers[i].n_inputs; k++) {
+            cm_source s = g->layers[i].inputs[k];
+            if (CM_SOURCE_IS_INPUT(s) || s >= i)
+                continue; /* a graph input, or not a layer before it (as cm_graph_consumers) */
+            if (b->consumers[s]++ == 0)
+                b->first_consumer[s] = i;
+        }
+}
+
 cm_status cm_hdgraph_build(const cm_graph *g, cm_backend backend, const cm_hd_options *o,
                            cm_hdgraph *out, cm_error *err)
 {
@@ -149,13 +167,16 @@ cm_status cm_hdgraph_build(const cm_graph *g, cm_backend backend, const cm_hd_op
     cm_hd_build b = {.g = g, .opt = o, .h = out};
     b.out_node = malloc(n * sizeof *b.out_node);
     b.fork_node = malloc(n * sizeof *b.fork_node);
+    b.consumers = malloc(n * sizeof *b.consumers);
+    b.first_consumer = malloc(n * sizeof *b.first_consumer);
     b.counter = calloc(64, sizeof *b.counter);
     cm_status st = CM_OK;
-    if (!b.out_node || !b.fork_node || !b.counter) {
+    if (!b.out_node || !b.fork_node || !b.consumers || !b.first_consumer || !b.counter) {
         st = cm_error_nomem(err);
     } else {
         for (size_t i = 0; i < n; i++)
             b.out_node[i] = b.fork_node[i] = -1;
+        count_consumers(&b);
         st = build_for_backend(&b, backend, err);
     }
     if (st == CM_OK && out->n_nodes == 0)
@@ -163,6 +184,8 @@ cm_status cm_hdgraph_build(const cm_graph *g, cm_backend backend, const cm_hd_op
                           cm_backend_name(backend));
     free(b.out_node);
     free(b.fork_node);
+    free(b.consumers);
+    free(b.first_consumer);
     free(b.counter);
     if (st != CM_OK)
         cm_hdgraph_free(out);
@@ -297,9 +320,14 @@ cm_status cm_hd_values_intra(cm_hd_node *n, int64_t c, cm_error *err)
 
 int cm_hd_consumers(const cm_hd_build *b, int li)
 {
-    int first;
-    return cm_graph_consumers(b->g, li, &first);
+    return b->consumers[li];
 }
+
+int cm_hd_first_consumer(const cm_hd_build *b, int li)
+{
+    return b->first_consumer[li];
+}
+
 
 void cm_hd_numbered_name(cm_hd_build *b, int prefix_id, const char *prefix, char *out,
                          size_t size)

@@ -95,6 +95,10 @@ typedef struct cm_hd_build {
     cm_hdgraph *h;
     int *out_node;   /* per layer */
     int *fork_node;  /* per layer: the split node after it when it has several consumers */
+    int *consumers;  /* per layer: how many layers read its output (graph outputs not
+                      * counted), counted once: a search of the layers after each one
+                      * made building a 10,000-layer chain quadratic */
+    int *first_consumer; /* per layer: the first of them, -1 when none */
     int *counter;    /* per op name index, for FINN-style names */
 } cm_hd_build;
 
@@ -129,8 +133,10 @@ cm_status cm_hd_connect_inputs(cm_hd_build *b, int li, int to, cm_error *err);
 void cm_hd_pass_through(cm_hd_build *b, int li);
 /* Sets both channel foldings to the divisors of c (an intra-matched node). */
 cm_status cm_hd_values_intra(cm_hd_node *n, int64_t c, cm_error *err);
-/* The number of consumers of layer li. */
+/* The number of consumers of layer li (cm_graph_consumers, counted once). */
 int cm_hd_consumers(const cm_hd_build *b, int li);
+/* The first consumer of layer li, -1 when none. */
+int cm_hd_first_consumer(const cm_hd_build *b, int li);
 /* Fills a node name "<prefix>_<k>" with k counting nodes of that prefix (FINN's
  * naming of its custom ops). */
 void cm_hd_numbered_name(cm_hd_build *b, int prefix_id, const char *prefix, char *out,

@@ -30,9 +30,22 @@
  * - Cheap growth: a candidate whose node alone takes its partition over a limit is not
  *   applied, and a node that could not grow is not tried again in that partition's
  *   growth unless it becomes the slowest.
- * - It stops by its own criterion or after an evaluation budget (cm_optimise_budget),
- *   so the same inputs give the same design on any machine; only a time limit the user
- *   gives is looked at on the clock. */
+ * - Candidates with one effect are costed once. Where matching ties whole stretches of a
+ *   network into one group (FINN's residual blocks: every stream width of a partition),
+ *   every node's candidates move the same group to the same few values, and each
+ *   costing re-costs the group: a growth that tried every node was quadratic (2,500
+ *   blocks: 175 s). A candidate whose sides lie in rigid groups (cm_fold_groups) is
+ *   known by its effect, the groups it sets and the kernel folding, and one whose
+ *   effect was costed since the design last changed is passed over: it would leave the
+ *   same design, so it would fail again or tie. One whose effect is nothing, or which
+ *   propagation would refuse, is passed over without costing.
+ * - It stops by its own criterion or after a budget of work: by default
+ *   CM_OPTIMISE_RULE_WORK node costings (cm_design_evaluations), or the caller's count of
+ *   design points. Both are counts, so the same inputs give the same design on any
+ *   machine; only a time limit the user gives is looked at on the clock. A step re-costs
+ *   its partition, not the design, so a budget of points sized for design scans
+ *   (cm_optimise_budget) ended the first phase of a 10,000-layer chain with a partition
+ *   per node still to grow. */
 #include "optimise/optimisers.h"
 
 #include <limits.h>
@@ -47,17 +60,40 @@ typedef struct candidate {
     int64_t product;
 } candidate;
 
+/* What a candidate does to the design when its node's sides lie in rigid groups: the
+ * groups it sets (ascending; -1: none) to new values, and its node's new kernel folding
+ * (node -1: unchanged). */
+typedef struct move_effect {
+    int group[2];
+    int64_t value[2];
+    int node;
+    int64_t kernel;
+} move_effect;
+
+/* Effects costed since the design last changed, direct-mapped: an effect a collision
+ * pushed out is only costed again. A slot holds an effect of the round it names. */
+#define RULE_SEEN_SLOTS 1024
+typedef struct seen_slot {
+    move_effect e;
+    uint64_t round;
+} seen_slot;
+
 typedef struct rule_search {
     cm_design *d;
     int64_t *fold_before, *fold_best;  /* 3 per node: one partition's foldings, saved */
     candidate **sorted; /* per node, built on first use: its foldings by product */
     size_t *n_sorted;
-    uint64_t tried;     /* candidate foldings tried: the design points of the budget */
-    uint64_t budget;    /* design points allowed */
+    uint64_t tried;     /* candidate foldings tried: the design points */
+    uint64_t budget;    /* design points allowed (UINT64_MAX: no count) */
+    uint64_t work_from, work_budget; /* the design's node costings at the start, and how
+                                        many more are allowed (UINT64_MAX: no count) */
     double deadline;    /* the user's time limit as a cm_seconds_now() value; 0: none */
     bool out_of_budget, out_of_time;
     uint32_t clock_skip;  /* calls of stopped() until the next look at the clock */
     bool *blocked;        /* per node: could not grow since its partition's growth began */
+    cm_fold_groups *groups; /* the growing partition's matching groups (NULL: none known) */
+    seen_slot *seen;      /* effects costed in this round */
+    uint64_t round;       /* rounds start when the design may have changed (grow_any) */
     cm_design_point *incumbent; /* the best design met so far */
     int inc_bad;        /* its violations (INT_MAX: none yet) */
     double inc_cost;
@@ -68,7 +104,8 @@ typedef struct rule_search {
 static bool stopped(rule_search *s)
 {
     if (!s->out_of_budget && !s->out_of_time) {
-        if (s->tried >= s->budget)
+        if (s->tried >= s->budget ||
+            cm_design_evaluations(s->d) - s->work_from >= s->work_budget)
             s->out_of_budget = true;
         else if (s->deadline > 0 && s->clock_skip-- == 0) {
             s->clock_skip = 1024; /* the clock costs more than a candidate's check */
@@ -273,6 +310,83 @@ static bool overflows_alone(const cm_design *d, const cm_resources *part, const 
     return false;
 }
 
+/* The effect of giving `node` folding f (apply: in, then out, then kernel, each
+ * propagated): 1 with *e filled, -1 when it changes nothing or propagation refuses it,
+ * 0 when a side is not in a rigid group. In one group, the out step overrides the in
+ * step, so only the out value stays. */
+static int effect_of(const rule_search *s, int node, const int64_t f[3], move_effect *e)
+{
+    bool rigid_in, rigid_out;
+    if (!s->groups)
+        return 0;
+    int gi = cm_fold_groups_of(s->groups, node, CM_FOLD_IN, &rigid_in);
+    int go = cm_fold_groups_of(s->groups, node, CM_FOLD_OUT, &rigid_out);
+    if (!rigid_in || !rigid_out)
+        return 0;
+    int64_t now[3];
+    cm_design_node_folding(s->d, node, now);
+    int64_t out_between = gi == go ? f[0] : now[1]; /* the out side after the in step */
+    if ((f[0] != now[0] && !cm_fold_groups_takes(s->groups, gi, f[0])) ||
+        (f[1] != out_between && !cm_fold_groups_takes(s->groups, go, f[1])))
+        return -1;
+    *e = (move_effect){{-1, -1}, {0, 0}, -1, 0};
+    int n = 0;
+    if (gi != go && f[0] != now[0]) {
+        e->group[n] = gi;
+        e->value[n++] = f[0];
+    }
+    if (f[1] != now[1]) {
+        e->group[n] = go;
+        e->value[n++] = f[1];
+    }
+    if (n == 2 && e->group[0] > e->group[1]) {
+        int g = e->group[0];
+        int64_t v = e->value[0];
+        e->group[0] = e->group[1];
+        e->value[0] = e->value[1];
+        e->group[1] = g;
+        e->value[1] = v;
+    }
+    if (f[2] != now[2]) {
+        e->node = node;
+        e->kernel = f[2];
+    }
+    return n > 0 || e->node >= 0 ? 1 : -1;
+}
+
+static seen_slot *seen_slot_of(rule_search *s, const move_effect *e)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    const int64_t parts[6] = {e->group[0], e->value[0], e->group[1], e->value[1], e->node,
+                              e->kernel};
+    for (int k = 0; k < 6; k++)
+        h = (h ^ (uint64_t)parts[k]) * 0x100000001b3ull;
+    return &s->seen[(h ^ (h >> 29)) % RULE_SEEN_SLOTS];
+}
+
+static bool same_effect(const move_effect *a, const move_effect *b)
+{
+    return a->group[0] == b->group[0] && a->group[1] == b->group[1] &&
+           a->value[0] == b->value[0] && a->value[1] == b->value[1] && a->node == b->node &&
+           a->kernel == b->kernel;
+}
+
+/* Whether the candidate need not be costed: its effect was costed in this round, or
+ * it has none, or propagation refuses it. Otherwise its effect is noted as costed. */
+static bool seen_before(rule_search *s, int node, const int64_t f[3])
+{
+    move_effect e;
+    int known = effect_of(s, node, f, &e);
+    if (known <= 0)
+        return known < 0;
+    seen_slot *slot = seen_slot_of(s, &e);
+    if (slot->round == s->round && same_effect(&slot->e, &e))
+        return true;
+    slot->e = e;
+    slot->round = s->round;
+    return false;
+}
+
 /* One step on partition p growing `node`: returns false when it cannot grow. A step
  * must keep a feasible design feasible; in a design that does not fit yet (other
  * partitions still too big), it must not add violations. It must also improve the
@@ -281,15 +395,17 @@ static bool grow_node(rule_search *s, int p, int node)
 {
     size_t count;
     const candidate *cands = larger_foldings(s, node, &count);
-    save_partition(s->d, p, s->fold_before);
-    int allowed = partition_violations(s->d, p);
-    double time = partition_time(s->d, p), sum = cycles_sum(s->d, p);
     cm_partition_info part;
     cm_design_partition_info(s->d, p, &part);
     int64_t f_now[3];
     cm_resources r_now;
     cm_design_node_folding(s->d, node, f_now);
     cm_design_node_cost_at(s->d, node, f_now[0], f_now[1], f_now[2], NULL, NULL, &r_now);
+    /* The partition as it was, read at the first candidate costed: a node whose
+     * candidates are all passed over costs no pass over its partition. */
+    bool saved = false;
+    int allowed = 0;
+    double time = 0, sum = 0;
     int64_t first_product = 0;
     double best_use = 0;
     bool found = false;
@@ -301,8 +417,15 @@ static bool grow_node(rule_search *s, int p, int node)
             break;
         /* Only candidates applied count against the budget: the check is a memoised
          * lookup, and near a full board it rejects most of them. */
-        if (overflows_alone(s->d, &part.res, &r_now, node, c->f))
+        if (overflows_alone(s->d, &part.res, &r_now, node, c->f) || seen_before(s, node, c->f))
             continue;
+        if (!saved) {
+            save_partition(s->d, p, s->fold_before);
+            allowed = partition_violations(s->d, p);
+            time = partition_time(s->d, p);
+            sum = cycles_sum(s->d, p);
+            saved = true;
+        }
         s->tried++;
         if (apply(s->d, node, c->f) && partition_violations(s->d, p) <= allowed &&
             improves(s->d, p, time, sum)) {
@@ -347,6 +470,7 @@ static int next_slowest(const rule_search *s, const cm_partition_info *info, int
 
 static bool grow_any(rule_search *s, int p)
 {
+    s->round++; /* the last step may have changed the design */
     cm_partition_info info;
     cm_design_partition_info(s->d, p, &info);
     if (grow_node(s, p, info.slowest_node))
@@ -366,8 +490,11 @@ static void optimise_partition(rule_search *s, int p)
     cm_partition_info info;
     cm_design_partition_info(s->d, p, &info);
     memset(s->blocked + info.first, 0, (size_t)(info.last - info.first + 1) * sizeof *s->blocked);
+    s->groups = cm_fold_groups_new(s->d, p); /* NULL: every candidate is costed */
     while (!stopped(s) && grow_any(s, p))
         ;
+    cm_fold_groups_free(s->groups);
+    s->groups = NULL;
 }
 
 static void optimise_all(rule_search *s, cm_progress *bar, double from, double to)
@@ -573,6 +700,7 @@ static void rule_free(rule_search *s, int n)
     free(s->fold_before);
     free(s->fold_best);
     free(s->blocked);
+    free(s->seen);
 }
 
 static void least_of(cm_resources *least, const cm_resources *r)
@@ -667,10 +795,14 @@ static void report(const rule_search *s, cm_optimise_result *r)
     r->stopped_early = s->out_of_budget || s->out_of_time;
     if (s->out_of_time)
         snprintf(r->note, sizeof r->note, "the time limit stopped the rule optimiser early");
-    else if (s->out_of_budget)
+    else if (s->out_of_budget && s->budget != UINT64_MAX)
         snprintf(r->note, sizeof r->note,
                  "the budget of %llu design points stopped the rule optimiser early",
                  (unsigned long long)s->budget);
+    else if (s->out_of_budget)
+        snprintf(r->note, sizeof r->note,
+                 "the budget of %llu node costings stopped the rule optimiser early",
+                 (unsigned long long)s->work_budget);
 }
 
 cm_status cm_optimise_rule(cm_design *d, const cm_optimise_options *o, cm_optimise_result *r,
@@ -685,11 +817,14 @@ cm_status cm_optimise_rule(cm_design *d, const cm_optimise_options *o, cm_optimi
     s.sorted = calloc(count, sizeof *s.sorted);
     s.n_sorted = calloc(count, sizeof *s.n_sorted);
     s.blocked = calloc(count, sizeof *s.blocked);
-    s.budget = cm_optimise_budget(o, n);
+    s.seen = calloc(RULE_SEEN_SLOTS, sizeof *s.seen);
+    s.budget = o->max_points > 0 ? o->max_points : UINT64_MAX;
+    s.work_budget = o->max_points > 0 ? UINT64_MAX : CM_OPTIMISE_RULE_WORK;
+    s.work_from = cm_design_evaluations(d);
     if (o->time_limit_s > 0)
         s.deadline = cm_seconds_now() + o->time_limit_s;
     cm_status st = s.incumbent && s.fold_before && s.fold_best &&
-                           s.sorted && s.n_sorted && s.blocked
+                           s.sorted && s.n_sorted && s.blocked && s.seen
                        ? CM_OK
                        : cm_error_nomem(err);
     if (st != CM_OK) {
