@@ -488,6 +488,75 @@ static void test_fold_groups(void **state)
     assert_true(loose > 0);
 }
 
+/* The folding journal: random propagated moves on ResNet-20 (each backend, two
+ * partitions), some timed on the way; undone, every folding is back and the aggregates
+ * equal a full recount; a journal that ends keeps its moves, and the next one does not
+ * take them back. */
+static void test_journal_undo(void **state)
+{
+    (void)state;
+    cm_backend backends[3] = {CM_BACKEND_FPGACONVNET, CM_BACKEND_FINN, CM_BACKEND_HLS4ML};
+    char resnet[1024];
+    cm_test_shared_model("resnet20_a8w8b16.onnx", resnet, sizeof resnet);
+    for (int b = 0; b < 3; b++) {
+        cm_design *d = make_design(resnet, "zcu102", backends[b], 0);
+        const int n = cm_design_node_count(d);
+        for (int u = n / 2; u < n - 1; u++)
+            if (cm_design_can_cut_after(d, u)) {
+                cm_error err = {0};
+                assert_int_equal(cm_design_split(d, u, &err), CM_OK);
+                break;
+            }
+        int64_t *before = malloc(3 * (size_t)n * sizeof *before);
+        assert_non_null(before);
+        unsigned seed = 4242;
+        int kept = 0;
+        for (int trial = 0; trial < 300; trial++) {
+            for (int i = 0; i < n; i++)
+                cm_design_node_folding(d, i, &before[3 * i]);
+            const int bad = cm_design_violation_count(d);
+            const double cost = cm_design_cost(d);
+            assert_true(cm_design_journal_start(d));
+            for (int m = 0; m < 1 + trial % 3; m++) {
+                int count;
+                seed = seed * 1103515245u + 12345u;
+                int node = (int)((seed >> 8) % (unsigned)n);
+                cm_fold side = (cm_fold)((seed >> 20) % 3);
+                const int64_t *v = cm_design_fold_values(d, node, side, &count);
+                seed = seed * 1103515245u + 12345u;
+                (void)cm_design_set_fold_propagate(d, node, side, v[(seed >> 8) % (unsigned)count]);
+                if (m == 1)
+                    (void)cm_design_cost(d); /* a partition timed between moves */
+            }
+            if (trial % 10 == 9) { /* keep these moves */
+                cm_design_journal_end(d);
+                for (int i = 0; i < n && !kept; i++) {
+                    int64_t f[3];
+                    cm_design_node_folding(d, i, f);
+                    kept = f[0] != before[3 * i] || f[1] != before[3 * i + 1] || f[2] != before[3 * i + 2];
+                }
+                assert_true(cm_design_journal_start(d));
+                cm_design_journal_undo(d); /* nothing since: nothing to take back */
+                continue;
+            }
+            cm_design_journal_undo(d);
+            for (int i = 0; i < n; i++) {
+                int64_t f[3];
+                cm_design_node_folding(d, i, f);
+                assert_true(f[0] == before[3 * i] && f[1] == before[3 * i + 1] && f[2] == before[3 * i + 2]);
+            }
+            assert_int_equal(cm_design_violation_count(d), bad);
+            assert_same_time(cost, cm_design_cost(d));
+            if (trial % 25 == 0)
+                assert_aggregates_fresh(d);
+        }
+        assert_true(kept > 0);
+        assert_aggregates_fresh(d);
+        free(before);
+        cm_design_free(d);
+    }
+}
+
 /* fpgaConvNet: a pooling layer's coarse-in and coarse-out are one factor (eq. 9). */
 static void test_fpgaconvnet_intra(void **state)
 {
@@ -699,6 +768,7 @@ int main(void)
         cmocka_unit_test(test_cut_and_merge_edges),
         cmocka_unit_test(test_finn_propagation),
         cmocka_unit_test(test_fold_groups),
+        cmocka_unit_test(test_journal_undo),
         cmocka_unit_test(test_fpgaconvnet_intra),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_bad_design_files),

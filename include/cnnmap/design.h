@@ -143,6 +143,16 @@ int cm_fold_groups_of(const cm_fold_groups *g, int node, cm_fold side, bool *rig
 /* Whether every side of the group takes the value. */
 bool cm_fold_groups_takes(const cm_fold_groups *g, int group, int64_t value);
 
+/* A journal of folding changes, for searches that try a move and take it back: from
+ * cm_design_journal_start on, the design records each node's folding before its first
+ * change; cm_design_journal_undo puts those nodes back, in node order (only them, where
+ * restoring a whole partition would cost its size), and ends the journal;
+ * cm_design_journal_end ends it keeping the changes. False when out of memory (no
+ * journal then: the caller must restore by its own means). */
+bool cm_design_journal_start(cm_design *d);
+void cm_design_journal_undo(cm_design *d);
+void cm_design_journal_end(cm_design *d);
+
 /* The predecessors / successors of a node (indices into the node list). */
 const int *cm_design_node_preds(const cm_design *d, int node, int *count);
 const int *cm_design_node_succs(const cm_design *d, int node, int *count);

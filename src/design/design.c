@@ -256,9 +256,71 @@ void cm_design_part_refresh(cm_design *d, int pi)
     p->io_bits = part_io_bits(d, p);
 }
 
+/* Records node i's folding before its first change since the journal began. */
+static void journal_note(cm_design *d, int i)
+{
+    if (d->journal_mark[i])
+        return;
+    d->journal_mark[i] = 1;
+    memcpy(&d->journal_fold[3 * i], d->state[i].fold, 3 * sizeof(int64_t));
+    if (d->journal_lo > d->journal_hi)
+        d->journal_lo = d->journal_hi = i;
+    else if (i < d->journal_lo)
+        d->journal_lo = i;
+    else if (i > d->journal_hi)
+        d->journal_hi = i;
+}
+
+bool cm_design_journal_start(cm_design *d)
+{
+    if (!d->journal_mark) {
+        const size_t n = (size_t)d->hd.n_nodes + 1;
+        d->journal_fold = malloc(3 * n * sizeof *d->journal_fold);
+        d->journal_mark = calloc(n, 1);
+        if (!d->journal_fold || !d->journal_mark) {
+            free(d->journal_fold);
+            free(d->journal_mark);
+            d->journal_fold = NULL;
+            d->journal_mark = NULL;
+            return false;
+        }
+    }
+    d->journal_on = true;
+    d->journal_lo = 1;
+    d->journal_hi = 0; /* empty */
+    return true;
+}
+
+void cm_design_journal_end(cm_design *d)
+{
+    if (d->journal_lo <= d->journal_hi)
+        memset(d->journal_mark + d->journal_lo, 0, (size_t)(d->journal_hi - d->journal_lo + 1));
+    d->journal_on = false;
+}
+
+/* In node order, as a search restoring a partition node by node would, so that the
+ * partition's aggregates (its slowest node among equals) come back the same way. The
+ * changed nodes lie within one partition, so their span is at most its size. */
+void cm_design_journal_undo(cm_design *d)
+{
+    d->journal_on = false;
+    for (int i = d->journal_lo; i <= d->journal_hi; i++) {
+        if (!d->journal_mark[i])
+            continue;
+        const int64_t *f = &d->journal_fold[3 * i];
+        const int64_t *now = d->state[i].fold;
+        /* a node set back to the folding it had is left alone, as if never touched */
+        if (now[0] != f[0] || now[1] != f[1] || now[2] != f[2])
+            cm_design_set_folding(d, i, f[0], f[1], f[2]);
+    }
+    cm_design_journal_end(d);
+}
+
 void cm_design_set_folding(cm_design *d, int i, int64_t in, int64_t out, int64_t kernel)
 {
     cm_node_state *s = &d->state[i];
+    if (d->journal_on)
+        journal_note(d, i);
     const cm_hd_node *n = &d->hd.nodes[i];
     int bad_before = incident_bad_edges(d, i);
     d->bad_nodes -= s->bad;
@@ -417,6 +479,8 @@ void cm_design_free(cm_design *d)
             free(d->memo[i].known);
         }
     free(d->memo);
+    free(d->journal_fold);
+    free(d->journal_mark);
     free(d->state);
     free(d->part_of);
     free(d->parts);

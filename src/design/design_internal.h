@@ -49,6 +49,13 @@ struct cm_design {
     cm_part *parts;         /* capacity n_nodes */
     int bad_nodes, bad_edges;
     uint64_t evaluations;
+    /* the folding journal (cm_design_journal_start): journal_mark flags the nodes
+     * changed since it began, journal_fold (3 per node) holds their foldings before,
+     * and they lie in [journal_lo, journal_hi] */
+    bool journal_on;
+    int journal_lo, journal_hi;
+    int64_t *journal_fold;
+    uint8_t *journal_mark;
     /* propagation scratch, one slot per node */
     int64_t *scratch_fold;  /* 2 per node: proposed in and out */
     int *scratch_mark;

@@ -278,16 +278,23 @@ static double partition_time(const cm_design *d, int p)
     return info.time_s;
 }
 
+/* Times within this fraction of each other are one time to rule. A partition's time is
+ * kept up to date by moves (cm_design_cost), and its last bits depend on which states
+ * were timed on the way, which has nothing to do with the design: taking a candidate
+ * back by the nodes it moved instead of by its whole partition changed FINN designs on
+ * 9 of the matrix's 86 cells through ties decided in the last bits. */
+#define RULE_TIME_TIE 1e-9
+
 /* Whether partition p after a step is better than (time, sum) before it: faster, or as
- * fast with fewer cycles over its nodes. Growing the slowest node can shrink its
+ * fast (RULE_TIME_TIE) with fewer cycles over its nodes. Growing the slowest node can shrink its
  * neighbours through the matching constraints; without this measure two nodes tied by
  * a chain can take turns growing and shrinking each other forever (FINN's MobileNetV2).
  * A step changes only its partition (matching holds within one), so the design's cost
  * never rises during growth either. */
 static bool improves(const cm_design *d, int p, double time, double sum)
 {
-    double now = partition_time(d, p);
-    return now < time || (now == time && cycles_sum(d, p) < sum);
+    double now = partition_time(d, p), tie = RULE_TIME_TIE * time;
+    return now < time - tie || (now <= time + tie && cycles_sum(d, p) < sum);
 }
 
 /* Whether the node's own resources at folding `f`, in place of its current ones, take
@@ -403,7 +410,7 @@ static bool grow_node(rule_search *s, int p, int node)
     cm_design_node_cost_at(s->d, node, f_now[0], f_now[1], f_now[2], NULL, NULL, &r_now);
     /* The partition as it was, read at the first candidate costed: a node whose
      * candidates are all passed over costs no pass over its partition. */
-    bool saved = false;
+    bool saved = false, journal = false;
     int allowed = 0;
     double time = 0, sum = 0;
     int64_t first_product = 0;
@@ -419,12 +426,18 @@ static bool grow_node(rule_search *s, int p, int node)
          * lookup, and near a full board it rejects most of them. */
         if (overflows_alone(s->d, &part.res, &r_now, node, c->f) || seen_before(s, node, c->f))
             continue;
+        /* Each candidate is taken back through the design's journal, which restores
+         * only the nodes it moved; without one (out of memory), by its partition. */
         if (!saved) {
-            save_partition(s->d, p, s->fold_before);
+            journal = cm_design_journal_start(s->d);
+            if (!journal)
+                save_partition(s->d, p, s->fold_before);
             allowed = partition_violations(s->d, p);
             time = partition_time(s->d, p);
             sum = cycles_sum(s->d, p);
             saved = true;
+        } else if (journal) {
+            cm_design_journal_start(s->d);
         }
         s->tried++;
         if (apply(s->d, node, c->f) && partition_violations(s->d, p) <= allowed &&
@@ -438,7 +451,10 @@ static bool grow_node(rule_search *s, int p, int node)
                 first_product = c->product;
             found = true;
         }
-        restore_partition(s->d, p, s->fold_before);
+        if (journal)
+            cm_design_journal_undo(s->d);
+        else
+            restore_partition(s->d, p, s->fold_before);
     }
     if (found)
         restore_partition(s->d, p, s->fold_best);
