@@ -6,7 +6,7 @@
 # designs (--no-weights-reloading) and on FINN, and `evaluate D.json`: wall time, CPU time
 # (user + system) and peak resident memory of each process (GNU time), in a Markdown
 # table; for `optimise`, also the design it returned (latency, partitions) and whether
-# its budget of design points stopped it (cm_optimise_budget: a budget that ends the
+# its budget stopped it (CM_OPTIMISE_RULE_WORK node costings: a budget that ends the
 # search before every partition has grown leaves a design cut at every node). Memory
 # should grow linearly with the layers, time at most a little faster.
 #
