@@ -6,6 +6,7 @@
  * resource. Also the two files a choice between the flows is written as (the chosen
  * design with what evaluate needs to print the comparison again). */
 #include "latency/latency_internal.h"
+#include "util/json_file.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -640,7 +641,7 @@ static const char *format_of(json_t *root)
 
 bool cm_latency_is_design_file(const char *path)
 {
-    json_t *root = json_load_file(path, 0, NULL);
+    json_t *root = cm_json_load_path(path, 0, NULL);
     const char *format = format_of(root);
     bool yes = format && strcmp(format, LAT_FORMAT) == 0;
     json_decref(root);
@@ -661,7 +662,7 @@ static bool compared_streaming(json_t *root)
 
 bool cm_latency_is_choice_file(const char *path)
 {
-    json_t *root = json_load_file(path, 0, NULL);
+    json_t *root = cm_json_load_path(path, 0, NULL);
     const char *format = format_of(root);
     bool yes = (format && strcmp(format, LAT_FORMAT) == 0) || compared_streaming(root);
     json_decref(root);

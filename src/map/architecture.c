@@ -6,6 +6,8 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "util/json_file.h"
+
 static const char *const names[CM_ARCH_COUNT] = {"streaming", "latency_driven", "nn2fpga",
                                                  "overlay", "multi"};
 
@@ -22,7 +24,7 @@ const char *cm_architecture_name(cm_architecture a)
 cm_status cm_design_file_architecture(const char *path, cm_architecture *out, cm_error *err)
 {
     json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
+    json_t *root = cm_json_load_path(path, 0, &jerr);
     if (!root)
         return cm_error_set(err, CM_EINPUT, "%s: %s", path,
                             jerr.line < 0 ? "cannot read the file" : "not a JSON design file");

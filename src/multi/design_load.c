@@ -620,7 +620,7 @@ cm_status cm_multi_design_load(const char *path, cm_multi_result **out, cm_error
 
 bool cm_multi_is_design_file(const char *path)
 {
-    json_t *root = json_load_file(path, 0, NULL);
+    json_t *root = cm_json_load_path(path, 0, NULL);
     const char *format = json_string_value(json_object_get(root, "format"));
     bool multi = format && strcmp(format, "cnnmap-multi-design") == 0;
     json_decref(root);

@@ -14,6 +14,7 @@
 #include <cnnmap/multi.h>
 
 #include "multi/multi_internal.h"
+#include "util/json_file.h"
 #include "util/atomic_file.h"
 #include "util/progress.h"
 
@@ -286,7 +287,7 @@ cm_status cm_multi_request_read(const char *design_path, cm_multi_request *q, cm
     if (slash == design_path)
         snprintf(rd.dir, sizeof rd.dir, "/");
     json_error_t jerr;
-    json_t *root = json_load_file(design_path, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = cm_json_load_path(design_path, JSON_REJECT_DUPLICATES, &jerr);
     if (!root)
         return cm_error_set(err, CM_EINPUT, "%s: not a readable JSON file (line %d: %s)",
                             design_path, jerr.line, jerr.text);
@@ -330,7 +331,7 @@ static cm_status map_inputs(const char *design_path, cm_multi_result **r, cm_err
 
 static bool version_1(const char *design_path)
 {
-    json_t *root = json_load_file(design_path, 0, NULL);
+    json_t *root = cm_json_load_path(design_path, 0, NULL);
     const json_t *v = json_object_get(root, "version");
     bool old = json_is_integer(v) && json_integer_value(v) == 1;
     json_decref(root);

@@ -571,7 +571,7 @@ cm_status cm_nn2fpga_design_load(const char *path, cm_nn2fpga_design *out, cm_er
 
 bool cm_nn2fpga_is_design_file(const char *path)
 {
-    json_t *root = json_load_file(path, 0, NULL);
+    json_t *root = cm_json_load_path(path, 0, NULL);
     const char *format = json_string_value(json_object_get(root, "format"));
     bool yes = format && strcmp(format, N2_DESIGN_FORMAT) == 0;
     json_decref(root);

@@ -443,7 +443,7 @@ cm_status cm_overlay_design_load(const char *path, cm_overlay_design *out, cm_er
 
 bool cm_overlay_is_design_file(const char *path)
 {
-    json_t *root = json_load_file(path, 0, NULL);
+    json_t *root = cm_json_load_path(path, 0, NULL);
     const char *format = json_string_value(json_object_get(root, "format"));
     bool yes = format && strcmp(format, OV_DESIGN_FORMAT) == 0;
     json_decref(root);

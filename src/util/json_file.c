@@ -8,6 +8,35 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The file's bytes when it holds as many as fstat said, NULL otherwise (the caller then
+ * reads it as a stream, from its start). */
+static char *read_whole(FILE *f, size_t size, size_t *len)
+{
+    char *text = malloc(size ? size : 1);
+    if (text && (*len = fread(text, 1, size, f)) == size)
+        return text;
+    free(text);
+    rewind(f);
+    return NULL;
+}
+
+json_t *cm_json_load_path(const char *path, size_t flags, json_error_t *jerr)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat sb;
+    if (!f || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (f)
+            fclose(f);
+        return json_load_file(path, flags, jerr); /* its own messages for these */
+    }
+    size_t len = 0;
+    char *text = read_whole(f, (size_t)sb.st_size, &len);
+    json_t *root = text ? json_loadb(text, len, flags, jerr) : json_loadf(f, flags, jerr);
+    free(text);
+    fclose(f);
+    return root;
+}
+
 /* Opens the file first, so that a missing or unreadable file reads as the same one
  * line as everywhere else ("cannot open: ...") rather than jansson's "unable to open
  * ... (line -1)". */
@@ -25,14 +54,21 @@ cm_status cm_json_file_read(const char *path, json_t **root, cm_error *err)
         st = cm_error_set(err, CM_EINPUT, "%s: cannot read: %s", path, strerror(EISDIR));
     else if (S_ISREG(sb.st_mode) && sb.st_size == 0)
         st = cm_error_set(err, CM_EINPUT, "%s: empty file, not a design file", path);
+    /* A regular file is read whole and parsed from memory (cm_json_load_path). */
+    char *text = NULL;
+    size_t len = 0;
+    if (st == CM_OK && S_ISREG(sb.st_mode))
+        text = read_whole(f, (size_t)sb.st_size, &len);
     json_error_t jerr;
-    if (st == CM_OK && !(*root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr))) {
+    if (st == CM_OK && !(*root = text ? json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)
+                                      : json_loadf(f, JSON_REJECT_DUPLICATES, &jerr))) {
         /* jansson quotes the offending bytes, which may be anything. */
         for (char *p = jerr.text; *p; p++)
             if (*p < 0x20 || *p >= 0x7f)
                 *p = '?';
         st = cm_error_set(err, CM_EINPUT, "%s: %s (line %d)", path, jerr.text, jerr.line);
     }
+    free(text);
     fclose(f);
     return st;
 }
