@@ -305,38 +305,24 @@ static void tie_sides(const cm_design *d, cm_fold_groups *g, int *parent, bool *
     }
 }
 
-/* Each group's values: those every one of its sides takes, in order (its first side's
- * list filtered by the others'). `member` is scratch for the sides listed by group. */
-static void group_values(const cm_design *d, cm_fold_groups *g, int sides, int groups,
-                         int *member)
+/* Each group's values: those every one of its sides takes, in order (its leader's list
+ * filtered by the others'). next[x] is the side after x in x's group, -1 after the last. */
+static void group_values(const cm_design *d, cm_fold_groups *g, int groups, const int *leader,
+                         const int *next)
 {
-    int *start = g->valid_at; /* first the groups' runs in `member`, then in `valid` */
-    memset(start, 0, ((size_t)groups + 1) * sizeof *start);
-    for (int x = 0; x < sides; x++)
-        start[g->of[x] + 1]++;
-    for (int q = 0; q < groups; q++)
-        start[q + 1] += start[q];
-    for (int x = sides - 1; x >= 0; x--) /* backwards, so each run ends up ascending */
-        member[--start[g->of[x] + 1]] = x;
-    /* start[q + 1] now holds group q's first member; shift them down by one */
-    for (int q = 0; q < groups; q++)
-        start[q] = start[q + 1];
-    start[groups] = sides;
-    int at = 0, from = start[0];
+    int at = 0;
     for (int q = 0; q < groups; q++) {
-        int to = start[q + 1], lead = member[from];
-        start[q] = at;
-        const cm_hd_values *base = &d->hd.nodes[g->first + lead / 2].fold[lead % 2];
+        g->valid_at[q] = at;
+        const cm_hd_values *base = &d->hd.nodes[g->first + leader[q] / 2].fold[leader[q] % 2];
         for (int k = 0; k < base->count; k++) {
             bool all = true;
-            for (int m = from + 1; m < to && all; m++)
-                all = valid_value(&d->hd.nodes[g->first + member[m] / 2], member[m] % 2, base->v[k]);
+            for (int x = next[leader[q]]; x >= 0 && all; x = next[x])
+                all = valid_value(&d->hd.nodes[g->first + x / 2], x % 2, base->v[k]);
             if (all)
                 g->valid[at++] = base->v[k];
         }
-        from = to;
     }
-    start[groups] = at;
+    g->valid_at[groups] = at;
 }
 
 cm_fold_groups *cm_fold_groups_new(const cm_design *d, int p)
@@ -351,14 +337,19 @@ cm_fold_groups *cm_fold_groups_new(const cm_design *d, int p)
         values += d->hd.nodes[i].fold[0].count + d->hd.nodes[i].fold[1].count;
     int *parent = malloc((size_t)sides * sizeof *parent);
     int *leader = malloc((size_t)sides * sizeof *leader);
+    int *last = malloc((size_t)sides * sizeof *last);
+    int *next = malloc((size_t)sides * sizeof *next);
     bool *open = calloc((size_t)sides, sizeof *open);
     g->of = malloc((size_t)sides * sizeof *g->of);
     g->rigid = malloc((size_t)sides * sizeof *g->rigid);
     g->valid_at = malloc(((size_t)sides + 1) * sizeof *g->valid_at);
     g->valid = malloc(((size_t)values + 1) * sizeof *g->valid);
-    if (!parent || !leader || !open || !g->of || !g->rigid || !g->valid_at || !g->valid) {
+    if (!parent || !leader || !last || !next || !open || !g->of || !g->rigid || !g->valid_at ||
+        !g->valid) {
         free(parent);
         free(leader);
+        free(last);
+        free(next);
         free(open);
         cm_fold_groups_free(g);
         return NULL;
@@ -366,25 +357,31 @@ cm_fold_groups *cm_fold_groups_new(const cm_design *d, int p)
     for (int x = 0; x < sides; x++)
         parent[x] = x;
     tie_sides(d, g, parent, open);
-    /* A root is its group's smallest side, so groups number in side order. */
+    /* A root is its group's smallest side, so groups number in side order, and each
+     * group's sides are chained in that order (last[q]: its last side so far). */
     int groups = 0;
     for (int x = 0; x < sides; x++) {
         int r = side_root(parent, x);
+        next[x] = -1;
         if (r == x) {
-            leader[groups] = x;
+            leader[groups] = last[groups] = x;
             g->rigid[groups] = true;
             g->of[x] = groups++;
         } else {
             g->of[x] = g->of[r];
+            next[last[g->of[x]]] = x;
+            last[g->of[x]] = x;
         }
         int q = g->of[x], l = leader[q];
         g->rigid[q] = g->rigid[q] && !open[x] &&
                       d->state[g->first + x / 2].fold[x % 2] ==
                           d->state[g->first + l / 2].fold[l % 2];
     }
-    group_values(d, g, sides, groups, parent); /* parent is done with: scratch */
+    group_values(d, g, groups, leader, next);
     free(parent);
     free(leader);
+    free(last);
+    free(next);
     free(open);
     return g;
 }

@@ -286,9 +286,10 @@ static double partition_time(const cm_design *d, int p)
 #define RULE_TIME_TIE 1e-9
 
 /* Whether partition p after a step is better than (time, sum) before it: faster, or as
- * fast (RULE_TIME_TIE) with fewer cycles over its nodes. Growing the slowest node can shrink its
- * neighbours through the matching constraints; without this measure two nodes tied by
- * a chain can take turns growing and shrinking each other forever (FINN's MobileNetV2).
+ * fast (RULE_TIME_TIE) with fewer cycles over its nodes. Growing the slowest node can
+ * shrink its neighbours through the matching constraints; without this measure two
+ * nodes tied by a chain can take turns growing and shrinking each other forever (FINN's
+ * MobileNetV2).
  * A step changes only its partition (matching holds within one), so the design's cost
  * never rises during growth either. */
 static bool improves(const cm_design *d, int p, double time, double sum)
