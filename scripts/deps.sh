@@ -11,7 +11,7 @@ packages=(
   libcmocka-dev                                       # unit tests
   libglpk-dev                                         # integer programs (exact optimiser)
   libssl-dev                                          # SHA-256 (libcrypto)
-  libopenblas-dev                                     # the executor's matrix products
+  libopenblas-dev libopenblas-serial-dev              # the executor's matrix products (serial: run/runner.c)
   libonnx-testdata                                    # ONNX node tests (conformance)
   libclang-rt-14-dev                                  # clang's sanitizer and libFuzzer runtimes
   valgrind                                            # memcheck over the command-line tests

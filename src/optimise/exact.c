@@ -21,6 +21,10 @@
  * the command keeps within 10% of any limit of a second or more. */
 #define EX_SETUP_GRACE_FRACTION 0.03
 #define EX_SETUP_GRACE_MIN_S 0.05
+/* The warm start's share of a time limit: setting up the cut graph after it is not
+ * interruptible (0.2 s on a 10,000-layer FINN chain), and rule needs under a second on
+ * any of issue 17's networks. */
+#define EX_WARM_SHARE 0.8
 
 static const char *const res_names[EX_RESOURCES] = {"DSP", "BRAM18", "URAM", "LUT", "FF"};
 
@@ -164,17 +168,30 @@ static void report(const ex_problem *p, const ex_result *res, double ub, cm_opti
         snprintf(r->note, sizeof r->note, "optimal: %d integer programs", p->ilps);
 }
 
+/* The time limit came while the nodes' configurations were listed (exact_model.c). */
+static void stopped_in_init(const ex_problem *p, ex_result *res)
+{
+    res->lb = 0.0;
+    res->ub = INFINITY;
+    res->timed_out = res->no_bound = true;
+    snprintf(res->why, sizeof res->why,
+             "the time limit stopped the exact optimiser while it listed the nodes' "
+             "configurations (%d nodes)", p->n);
+}
+
 /* The rule optimiser's design, when feasible, is a warm start: its cost cuts the
  * segment programs off from the first round, and it is the answer if the time limit
  * comes before the search finds anything better (a 10,000-layer chain: rule's 145
  * partitions in 2 s, where exact alone was still setting up its cut graph at 5 s and
- * answered with a partition per layer). rule stops at the same time limit. */
+ * answered with a partition per layer). rule stops at EX_WARM_SHARE of the limit. */
 static cm_design_point *warm_start(cm_design *d, const cm_optimise_options *o,
                                    cm_optimise_result *r, double *cost, cm_error *err)
 {
     *cost = INFINITY;
     cm_optimise_options ro = *o;
     ro.progress = false;
+    if (ro.time_limit_s > 0) /* the rest sets up the cut graph, for a bound */
+        ro.time_limit_s *= EX_WARM_SHARE;
     cm_optimise_result rr = {0};
     if (cm_optimise_rule(d, &ro, &rr, err) != CM_OK)
         return NULL;
@@ -200,8 +217,8 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
     cm_optimise_reset(d);
     ex_problem p;
     ex_result res = {0};
-    cm_status st = ex_problem_init(&p, d, deadline, err);
-    p.setup_grace = deadline + fmax(EX_SETUP_GRACE_FRACTION * limit, EX_SETUP_GRACE_MIN_S);
+    cm_status st = ex_problem_init(
+        &p, d, deadline, deadline + fmax(EX_SETUP_GRACE_FRACTION * limit, EX_SETUP_GRACE_MIN_S), err);
     p.progress = o->progress;
     p.threads = o->threads;
     p.gap = o->gap > 0 ? o->gap : 0.0;
@@ -213,7 +230,9 @@ cm_status cm_optimise_exact(cm_design *d, const cm_optimise_options *o, cm_optim
         p.warm_ub = fmin(p.warm_ub, o->enough_s * (1 + 1e-9));
         p.enough_s = o->enough_s;
     }
-    if (st == CM_OK)
+    if (st == CM_OK && p.init_stopped)
+        stopped_in_init(&p, &res);
+    else if (st == CM_OK)
         st = ex_search(&p, &res, err);
     bool use_warm = st == CM_OK && warm && !(res.ub <= warm_cost);
     if (st == CM_OK) {

@@ -75,6 +75,8 @@ typedef struct ex_problem {
     int64_t bb_nodes;      /* GLPK branch-and-bound nodes over every program so far */
     int64_t bb_budget;     /* ... and the most allowed */
     bool budget_hit;       /* the node budget stopped a program or the search */
+    bool init_stopped;     /* setup_grace passed before every node's configurations were
+                            * listed: no search, no bound */
     uint64_t evaluations;  /* cm_design_node_cost_at calls */
     int ilps;              /* integer programs solved */
 } ex_problem;
@@ -134,7 +136,11 @@ bool ex_res_fits(const cm_resources *r, const cm_resources *max);
 int ex_cmp_double(const void *a, const void *b);
 /* Sorts v[0..n) ascending and keeps each value once; returns how many are left. */
 int ex_sort_distinct(double *v, int n);
-cm_status ex_problem_init(ex_problem *p, cm_design *d, double deadline, cm_error *err);
+/* Lists every node's configurations for a search that stops at `deadline`; its set-up
+ * may run until setup_grace (>= deadline), and listing stops there too, with
+ * p->init_stopped (10,000 layers take a few tenths of a second). */
+cm_status ex_problem_init(ex_problem *p, cm_design *d, double deadline, double setup_grace,
+                          cm_error *err);
 void ex_problem_free(ex_problem *p);
 /* Whether out-folding a of a node with `flags` may feed in-folding b (the design's
  * edge rule: equal for INTER, dividing for DIVISIBLE). */

@@ -217,7 +217,8 @@ static cm_status levels_init(ex_problem *p, size_t total, cm_error *err)
     return CM_OK;
 }
 
-cm_status ex_problem_init(ex_problem *p, cm_design *d, double deadline, cm_error *err)
+cm_status ex_problem_init(ex_problem *p, cm_design *d, double deadline, double setup_grace,
+                          cm_error *err)
 {
     memset(p, 0, sizeof *p);
     p->d = d;
@@ -227,13 +228,17 @@ cm_status ex_problem_init(ex_problem *p, cm_design *d, double deadline, cm_error
     p->reconf_s = d->board.reconfiguration_s;
     p->has_depth = true; /* every backend's first frame (design/first_frame.c) */
     p->deadline = deadline;
-    p->setup_grace = deadline;
+    p->setup_grace = fmax(setup_grace, deadline);
     p->warm_ub = INFINITY;
     p->nodes = calloc((size_t)p->n, sizeof *p->nodes);
     if (!p->nodes)
         return cm_error_nomem(err);
     size_t total = 0;
     for (int i = 0; i < p->n; i++) {
+        if (i % 256 == 255 && cm_seconds_now() >= p->setup_grace) {
+            p->init_stopped = true;
+            return CM_OK;
+        }
         cm_status st = node_init(p, i, err);
         if (st != CM_OK)
             return st;

@@ -760,6 +760,8 @@ static bool proven_infeasible(rule_search *s, cm_optimise_result *r)
     const cm_board *b = cm_design_board(d);
     cm_resources sum = {0}, least;
     for (int i = 0; i < cm_design_node_count(d); i++) {
+        if (stopped(s)) /* proves nothing, and the phases after it stop at once */
+            return false;
         if (!node_can_fit(s, i, &least)) {
             cm_node_info n;
             cm_design_node_info(d, i, &n);
