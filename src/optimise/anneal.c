@@ -200,18 +200,40 @@ static void list_moves(search *s, const cm_design *d)
     }
 }
 
+/* The restarts' copies of the design, built on the lanes: each re-costs every node
+ * (0.08 s for 30,000 FINN nodes), and all are made before the search can look at the
+ * clock. The copies only read the design and its graph. */
+typedef struct copies {
+    search *s;
+    const cm_design *from;
+    cm_status st[ANNEAL_ROUND];
+    cm_error err[ANNEAL_ROUND];
+} copies;
+
+static void copy_task(void *ctx, int task, int lane)
+{
+    (void)lane;
+    copies *c = ctx;
+    const int i = task + 1; /* restart 0 works on the design itself */
+    c->st[i] = cm_design_copy_new(c->from, &c->s->run[i].d, &c->err[i]);
+}
+
 /* Every restart's design (the copies start as d is, split) and design points. */
 static cm_status runs_init(search *s, cm_design *d, cm_error *err)
 {
+    copies c = {.s = s, .from = d};
+    cm_parallel_run(ANNEAL_ROUND - 1, s->opt->threads, copy_task, &c, NULL);
+    for (int i = 1; i < ANNEAL_ROUND; i++)
+        if (c.st[i] != CM_OK) {
+            if (err)
+                *err = c.err[i];
+            return c.st[i];
+        }
     for (int i = 0; i < ANNEAL_ROUND; i++) {
         anneal *a = &s->run[i];
         a->s = s;
-        a->d = d;
-        if (i > 0) {
-            cm_status st = cm_design_copy_new(d, &a->d, err);
-            if (st != CM_OK)
-                return st;
-        }
+        if (i == 0)
+            a->d = d;
         a->prev = cm_design_point_new(a->d);
         a->best = cm_design_point_new(a->d);
         if (!a->prev || !a->best)
