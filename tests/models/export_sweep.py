@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Export every torchvision 0.14 network at opsets 11, 13 and 17, without weight bytes.
 
-Usage: /usr/bin/python3 export_sweep.py OUTDIR [--only NAME ...] [--jobs N] [--list]
+Usage: /usr/bin/python3 export_sweep.py OUTDIR [--only NAME ...] [--jobs N] [--threads N] [--list]
 
 The networks: every classification builder of torchvision.models (found by
 enumerating the module's builder functions, so a new torchvision adds its
@@ -348,9 +348,14 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="networks exported at once, each by its own process (default: "
                          "one per core)")
+    # torch's threads spin while they wait for each other, so beside other work two
+    # are slower than one (regnet_y_400mf with both cores busy: 12 s with two, 5 s
+    # with one) and alone they gain nothing here (swin_t: 37 s with two, 35 s with one).
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads per network (default: 1)")
     args = ap.parse_args()
-    if args.jobs < 1:
-        ap.error("--jobs must be at least 1")
+    if args.jobs < 1 or args.threads < 1:
+        ap.error("--jobs and --threads must be at least 1")
     nets = networks()
     if args.list:
         print("\n".join("%s %s" % n for n in nets))
@@ -376,7 +381,7 @@ def main():
         todo = todo_of(name, outdir, status)
         if todo or name not in macs_table:
             jobs.append((name, kinds[name], outdir, todo, name not in macs_table,
-                         max(1, (os.cpu_count() or 1) // args.jobs)))
+                         args.threads))
         else:
             print("%-44s %-14s up to date" % (name, kinds[name]))
     if not jobs:
