@@ -180,6 +180,20 @@ int cm_cli_print_as(json_t *obj, cm_cli_format format)
     return print_csv(obj);
 }
 
+/* A command's answer, or a failure if what it printed could not all be written: stdout
+ * is buffered, so a full disk shows only when it is flushed (before, `--json >
+ * /dev/full` of a small answer exited 0). */
+static int stdout_flushed(int rc)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    if (rc == CM_OK) {
+        fprintf(stderr, "cnnmap: cannot write to standard output\n");
+        rc = CM_EINTERNAL;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -199,7 +213,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], commands[i].name) == 0) {
             if (cm_cli_wants_help(argc - 1, argv + 1, commands[i].usage))
                 return CM_OK;
-            return commands[i].run(argc - 1, argv + 1);
+            return stdout_flushed(commands[i].run(argc - 1, argv + 1));
         }
     fprintf(stderr, "cnnmap: unknown command '%s' (see 'cnnmap --help')\n", argv[1]);
     return CM_EUSAGE;

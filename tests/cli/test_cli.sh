@@ -134,4 +134,14 @@ assert all(b["coarse"] == 1 and b["macc"] == 1 for b in d["blocks"] if b["kind"]
 assert len(d["schedule"]) >= 5 and d["stopped_early"] is False
 ' "$tmp/out"
 
+# A full disk: the answer that cannot be written is a failure (exit 4, one line), for a
+# small answer, which stdout's buffer holds until exit, as for a large one.
+for format in --json ""; do
+  "$cnnmap" inspect "$shared/models/lenet.onnx" $format >/dev/full 2>"$tmp/err"
+  full_rc=$?
+  check "inspect $format > /dev/full exits 4 (got $full_rc)" [ "$full_rc" -eq 4 ]
+  check "inspect $format > /dev/full says so in one line" \
+    grep -qx 'cnnmap: cannot write to standard output' "$tmp/err"
+done
+
 finish
