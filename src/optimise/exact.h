@@ -123,6 +123,19 @@ typedef struct ex_segment {
  * above its bound (exact_ilp.c, ex_solve_segment). */
 #define EX_RELAX_SHARE 0.05
 
+/* GLPK's presolver and its first basis do not look at the clock (EfficientNet-B0's one
+ * partition for FINN on a U250, 7,468 rows: 1.3 s past the deadline with the other core
+ * busy), so a program is not begun with less than this many seconds a row of it left
+ * (exact_ilp.c, time_to_begin). */
+#define EX_SETUP_S_PER_ROW 1e-4
+
+/* The share of the time left that the linear relaxation of a branching segment's
+ * program (exact_ilp.c, frame_relaxation) may take: GLPK needs about a simplex iteration
+ * a row, and a row's iteration costs more the more rows there are (DenseNet-121 for
+ * FINN on a U250, 23,718 rows: 9,489 iterations in 20 s, not done; EfficientNet-B0's
+ * 7,468: 28 s), and a bound that comes at the deadline is of no use to the search. */
+#define EX_RELAX_TIME_SHARE 0.25
+
 /* Whether the node budget or the deadline has ended the search. */
 bool ex_out_of_work(const ex_problem *p);
 

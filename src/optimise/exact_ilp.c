@@ -821,8 +821,15 @@ static int ms_left(const ex_problem *p)
     return left_ms < 1 ? 1 : left_ms > INT_MAX ? INT_MAX : (int)left_ms;
 }
 
+/* Whether there is time left to begin the program made in m (EX_SETUP_S_PER_ROW). */
+static bool time_to_begin(const ilp *m)
+{
+    return cm_seconds_now() + EX_SETUP_S_PER_ROW * glp_get_num_rows(m->lp) < m->p->deadline;
+}
+
 /* Makes the program's rows and runs GLPK on it, stopping at `enough` (cycles; 0: never)
- * and at `goal` (NULL: never), ilp_watch; *ret is glp_intopt's answer. */
+ * and at `goal` (NULL: never), ilp_watch; *ret is glp_intopt's answer, GLP_ETMLIM without
+ * an answer when there was no time to begin it. */
 static void run_program(ilp *m, double cutoff_s, double enough, const ex_goal *goal,
                         ilp_watch *w, int *ret)
 {
@@ -831,6 +838,10 @@ static void run_program(ilp *m, double cutoff_s, double enough, const ex_goal *g
     if (!isinf(cutoff_s))
         add_cutoff_row(m, cutoff_s);
     *w = (ilp_watch){.deadline = p->deadline, .p = p, .enough = enough, .goal = goal};
+    if (!time_to_begin(m)) {
+        *ret = GLP_ETMLIM;
+        return;
+    }
     glp_iocp parm;
     glp_init_iocp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
@@ -1060,11 +1071,13 @@ static cm_status frame_relaxation(ex_problem *p, const ex_segment *s, const uint
     if (st == CM_OK && select_configs(&m, allowed)) {
         m.t_lb = fmax(m.t_lb, t_least);
         make_program(&m);
+    }
+    if (st == CM_OK && glp_get_num_rows(m.lp) > 0 && time_to_begin(&m)) {
         glp_smcp parm;
         glp_init_smcp(&parm);
         parm.msg_lev = GLP_MSG_OFF;
         parm.presolve = GLP_ON;
-        parm.tm_lim = ms_left(p);
+        parm.tm_lim = (int)fmax(1.0, EX_RELAX_TIME_SHARE * ms_left(p));
         const int term = glp_term_out(GLP_OFF);
         const int ret = glp_simplex(m.lp, &parm);
         glp_term_out(term);
