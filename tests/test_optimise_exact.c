@@ -886,6 +886,32 @@ static void test_program_stops_within_gap(void **state)
     cm_design_free(d);
 }
 
+/* GLPK's presolver and first basis do not look at the clock, so no program is begun
+ * without EX_SETUP_S_PER_ROW a row of it left before the deadline: SqueezeNet's whole
+ * network for FINN on a U250 (about 1,800 rows with its first frame, 0.18 s) with 10 ms
+ * left begins none, with the first frame or without (the relaxation), and still gives
+ * a bound (the cost floor) no higher than its design's cost. */
+static void test_no_program_without_time(void **state)
+{
+    (void)state;
+    ex_problem p;
+    ex_segment seg;
+    cm_design *d = squeezenet_segment(CM_BACKEND_FINN, &p, &seg);
+    cm_error err = {0};
+    ex_sol sol = {.choice = calloc((size_t)p.n, sizeof *sol.choice)};
+    assert_non_null(sol.choice);
+    for (int frame = 0; frame < 2; frame++) {
+        p.deadline = cm_seconds_now() + 0.01;
+        p.ilps = 0;
+        assert_int_equal(ex_solve_segment(&p, &seg, NULL, frame, INFINITY, &sol, &err), CM_OK);
+        assert_int_equal(p.ilps, 0);
+        assert_true(sol.lb > 0 && sol.lb <= sol.ub);
+    }
+    free(sol.choice);
+    ex_problem_free(&p);
+    cm_design_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -898,6 +924,7 @@ int main(void)
         cmocka_unit_test(test_throughput_partitioned),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_listing_stops_at_grace),
+        cmocka_unit_test(test_no_program_without_time),
         cmocka_unit_test(test_branching_optimal),
         cmocka_unit_test(test_gap),
         cmocka_unit_test(test_interval_by_levels),
