@@ -123,10 +123,11 @@ typedef struct ex_segment {
  * above its bound (exact_ilp.c, ex_solve_segment). */
 #define EX_RELAX_SHARE 0.05
 
-/* GLPK's presolver and its first basis do not look at the clock (EfficientNet-B0's one
- * partition for FINN on a U250, 7,468 rows: 1.3 s past the deadline with the other core
- * busy), so a program is not begun with less than this many seconds a row of it left
- * (exact_ilp.c, time_to_begin). */
+/* GLPK's presolver and first basis, and its wind-down once its time limit has passed, do
+ * not look at the clock (EfficientNet-B0's one partition for FINN on a U250, 7,468 rows:
+ * 1.3 s past the deadline with the other core busy; DenseNet-121's, 23,719 rows: 1.7 s),
+ * so a program stops this many seconds a row of it before the deadline, and is not
+ * begun when that time has passed (exact_ilp.c, program_deadline). */
 #define EX_SETUP_S_PER_ROW 1e-4
 
 /* The share of the time left that the linear relaxation of a branching segment's

@@ -814,22 +814,25 @@ static void make_program(ilp *m)
     add_graph_rows(m);
 }
 
-/* Milliseconds GLPK may run until the search's deadline (at least 1). */
-static int ms_left(const ex_problem *p)
+/* The time by which GLPK must stop working on the program made in m: the search's
+ * deadline less EX_SETUP_S_PER_ROW a row, since GLPK's set-up of a program and its
+ * wind-down after its time limit do not look at the clock (DenseNet-121's one partition
+ * for FINN on a U250, 23,719 rows: 1.7 s past its limit). */
+static double program_deadline(const ilp *m)
 {
-    const double left_ms = (p->deadline - cm_seconds_now()) * 1e3;
+    return m->p->deadline - EX_SETUP_S_PER_ROW * glp_get_num_rows(m->lp);
+}
+
+/* Milliseconds GLPK may run until `deadline` (at least 1). */
+static int ms_until(double deadline)
+{
+    const double left_ms = (deadline - cm_seconds_now()) * 1e3;
     return left_ms < 1 ? 1 : left_ms > INT_MAX ? INT_MAX : (int)left_ms;
 }
 
-/* Whether there is time left to begin the program made in m (EX_SETUP_S_PER_ROW). */
-static bool time_to_begin(const ilp *m)
-{
-    return cm_seconds_now() + EX_SETUP_S_PER_ROW * glp_get_num_rows(m->lp) < m->p->deadline;
-}
-
 /* Makes the program's rows and runs GLPK on it, stopping at `enough` (cycles; 0: never)
- * and at `goal` (NULL: never), ilp_watch; *ret is glp_intopt's answer, GLP_ETMLIM without
- * an answer when there was no time to begin it. */
+ * and at `goal` (NULL: never), ilp_watch, and by program_deadline; *ret is glp_intopt's
+ * answer, GLP_ETMLIM without an answer when that has passed before it begins. */
 static void run_program(ilp *m, double cutoff_s, double enough, const ex_goal *goal,
                         ilp_watch *w, int *ret)
 {
@@ -837,8 +840,8 @@ static void run_program(ilp *m, double cutoff_s, double enough, const ex_goal *g
     make_program(m);
     if (!isinf(cutoff_s))
         add_cutoff_row(m, cutoff_s);
-    *w = (ilp_watch){.deadline = p->deadline, .p = p, .enough = enough, .goal = goal};
-    if (!time_to_begin(m)) {
+    *w = (ilp_watch){.deadline = program_deadline(m), .p = p, .enough = enough, .goal = goal};
+    if (cm_seconds_now() >= w->deadline) {
         *ret = GLP_ETMLIM;
         return;
     }
@@ -846,7 +849,7 @@ static void run_program(ilp *m, double cutoff_s, double enough, const ex_goal *g
     glp_init_iocp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
     parm.presolve = GLP_ON;
-    parm.tm_lim = ms_left(p);
+    parm.tm_lim = ms_until(w->deadline);
     parm.cb_func = watch;
     parm.cb_info = w;
     /* Best projection finds good incumbents early on these knapsack-like programs
@@ -1072,12 +1075,13 @@ static cm_status frame_relaxation(ex_problem *p, const ex_segment *s, const uint
         m.t_lb = fmax(m.t_lb, t_least);
         make_program(&m);
     }
-    if (st == CM_OK && glp_get_num_rows(m.lp) > 0 && time_to_begin(&m)) {
+    const double deadline = st == CM_OK ? program_deadline(&m) : 0.0;
+    if (st == CM_OK && glp_get_num_rows(m.lp) > 0 && cm_seconds_now() < deadline) {
         glp_smcp parm;
         glp_init_smcp(&parm);
         parm.msg_lev = GLP_MSG_OFF;
         parm.presolve = GLP_ON;
-        parm.tm_lim = (int)fmax(1.0, EX_RELAX_TIME_SHARE * ms_left(p));
+        parm.tm_lim = (int)fmax(1.0, EX_RELAX_TIME_SHARE * ms_until(deadline));
         const int term = glp_term_out(GLP_OFF);
         const int ret = glp_simplex(m.lp, &parm);
         glp_term_out(term);
