@@ -886,11 +886,13 @@ static void test_program_stops_within_gap(void **state)
     cm_design_free(d);
 }
 
-/* GLPK's presolver and first basis do not look at the clock, so no program is begun
- * without EX_SETUP_S_PER_ROW a row of it left before the deadline: SqueezeNet's whole
- * network for FINN on a U250 (about 1,800 rows with its first frame, 0.18 s) with 10 ms
- * left begins none, with the first frame or without (the relaxation), and still gives
- * a bound (the cost floor) no higher than its design's cost. */
+/* GLPK's presolver and first basis do not look at the clock, so no integer program is
+ * begun without EX_SETUP_S_PER_ROW a row of it left before the deadline: SqueezeNet's
+ * whole network for FINN on a U250 (about 1,800 rows with its first frame, 0.18 s) with
+ * 10 ms left begins none (p.ilps counts them: the interval's level programs and the
+ * program with the first frame), and still gives a bound (the cost floor) no higher than
+ * its design's cost. The relaxation (frame 0) is guarded alike, but is no integer
+ * program and leaves nothing to count: without time it only raises no bound. */
 static void test_no_program_without_time(void **state)
 {
     (void)state;
