@@ -810,7 +810,7 @@ static void check_priced_floor(const char *network, const char *board, cm_backen
     for (int e = 0; e < k; e++) {
         ex_segment seg;
         ex_segment_init(&p, 0, cut[e], &seg);
-        assert_int_equal(ex_solve_segment(&p, &seg, NULL, false, INFINITY, &sol, &err), CM_OK);
+        assert_int_equal(ex_solve_segment(&p, &seg, NULL, false, false, INFINITY, &sol, &err), CM_OK);
         assert_true(from_first[cut[e] - 1] / p.clock_hz <= sol.ub * (1 + 1e-9));
         assert_true(from_first[cut[e] - 1] >= 10.0 * ex_cost_floor(&p, &seg, 0.0));
     }
@@ -846,7 +846,7 @@ static void test_loose_bound_has_first_frame(void **state)
     cm_error err = {0};
     ex_sol sol = {.choice = calloc((size_t)p.n, sizeof *sol.choice)};
     assert_non_null(sol.choice);
-    assert_int_equal(ex_solve_segment(&p, &seg, NULL, false, INFINITY, &sol, &err), CM_OK);
+    assert_int_equal(ex_solve_segment(&p, &seg, NULL, false, false, INFINITY, &sol, &err), CM_OK);
     assert_true(sol.loose && !sol.cut_off);
     double t = 0.0;
     for (int i = 0; i < p.n; i++)
@@ -876,12 +876,50 @@ static void test_program_stops_within_gap(void **state)
     cm_error err = {0};
     ex_sol sol = {.choice = calloc((size_t)p.n, sizeof *sol.choice)};
     assert_non_null(sol.choice);
-    assert_int_equal(ex_solve_segment(&p, &seg, NULL, true, INFINITY, &sol, &err), CM_OK);
+    assert_int_equal(ex_solve_segment(&p, &seg, NULL, true, false, INFINITY, &sol, &err), CM_OK);
     assert_false(p.budget_hit);
     assert_true(p.bb_nodes < 50);
     assert_true(sol.lb <= sol.ub && sol.ub <= 2.0 * sol.lb);
     assert_true(sol.lb * p.clock_hz >= 147000.0 && sol.ub * p.clock_hz >= 280000.0);
     free(sol.choice);
+    ex_problem_free(&p);
+    cm_design_free(d);
+}
+
+/* A branching segment is solved without its first frame, then again with it; the
+ * second search of the interval's levels takes up where the first ended (its bound and
+ * its choice) instead of beginning at the bottom. SqueezeNet's whole network for FINN
+ * on a ZCU102: the answer is the one a search from scratch gives, and the only integer
+ * program the second solve runs is the one with the first frame (from scratch it runs
+ * the four level programs again). */
+static void test_frame_solve_resumes_levels(void **state)
+{
+    (void)state;
+    cm_design *d = torchvision_design("squeezenet1_1", "zcu102", CM_BACKEND_FINN,
+                                      CM_OBJECTIVE_LATENCY);
+    ex_problem p;
+    ex_segment seg;
+    cm_error err = {0};
+    assert_int_equal(ex_problem_init(&p, d, cm_seconds_now() + 600, 0.0, &err), CM_OK);
+    ex_segment_init(&p, 0, p.n, &seg);
+    p.gap = 1.0;
+    p.bb_budget = 300;
+    ex_sol fresh = {.choice = calloc((size_t)p.n, sizeof(int))};
+    ex_sol again = {.choice = calloc((size_t)p.n, sizeof(int))};
+    assert_true(fresh.choice && again.choice);
+    p.ilps = 0;
+    assert_int_equal(ex_solve_segment(&p, &seg, NULL, true, false, INFINITY, &fresh, &err), CM_OK);
+    const int from_scratch = p.ilps;
+    assert_int_equal(ex_solve_segment(&p, &seg, NULL, false, false, INFINITY, &again, &err), CM_OK);
+    assert_true(again.loose && !again.cut_off);
+    p.ilps = 0;
+    assert_int_equal(ex_solve_segment(&p, &seg, NULL, true, true, INFINITY, &again, &err), CM_OK);
+    assert_int_equal(p.ilps, 1);
+    assert_int_equal(from_scratch, 5);
+    assert_true(fresh.lb == again.lb && fresh.ub == again.ub && fresh.t_lb == again.t_lb);
+    assert_memory_equal(fresh.choice, again.choice, (size_t)p.n * sizeof(int));
+    free(fresh.choice);
+    free(again.choice);
     ex_problem_free(&p);
     cm_design_free(d);
 }
@@ -905,7 +943,7 @@ static void test_no_program_without_time(void **state)
     for (int frame = 0; frame < 2; frame++) {
         p.deadline = cm_seconds_now() + 0.01;
         p.ilps = 0;
-        assert_int_equal(ex_solve_segment(&p, &seg, NULL, frame, INFINITY, &sol, &err), CM_OK);
+        assert_int_equal(ex_solve_segment(&p, &seg, NULL, frame, false, INFINITY, &sol, &err), CM_OK);
         assert_int_equal(p.ilps, 0);
         assert_true(sol.lb > 0 && sol.lb <= sol.ub);
     }
@@ -927,6 +965,7 @@ int main(void)
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_listing_stops_at_grace),
         cmocka_unit_test(test_no_program_without_time),
+        cmocka_unit_test(test_frame_solve_resumes_levels),
         cmocka_unit_test(test_branching_optimal),
         cmocka_unit_test(test_gap),
         cmocka_unit_test(test_interval_by_levels),

@@ -191,9 +191,12 @@ double ex_time_floor(const ex_problem *p, const ex_segment *s, const uint8_t *ke
  * fills sol (lb = ub on an optimum, lb = ub = INFINITY when infeasible, lb < ub when
  * the deadline stopped the search). Answers of cutoff_s seconds or more are of no
  * use to the caller: when none is better, sol->cut_off is set and lb = cutoff_s.
- * sol->choice must hold end - first entries. */
+ * sol->choice must hold end - first entries. `again`: sol holds an earlier answer of
+ * the same program set (same allowed; solve_into in exact_dp.c), whose search of the
+ * interval's levels (sol->t_lb, sol->choice) is taken up where it ended. */
 cm_status ex_solve_segment(ex_problem *p, const ex_segment *s, const uint8_t *allowed,
-                           bool frame, double cutoff_s, ex_sol *sol, cm_error *err);
+                           bool frame, bool again, double cutoff_s, ex_sol *sol,
+                           cm_error *err);
 /* The segment's time in seconds at the chosen configurations, evaluated by the
  * design itself (which is left with those foldings and a partition [first, end));
  * INFINITY when the design finds the partition infeasible. */

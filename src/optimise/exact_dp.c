@@ -528,7 +528,7 @@ static cm_status solve_into(ex_problem *solver, const ex_segment *seg, const uin
     const double old_lb = sol->lb, old_ub = sol->ub, old_t_lb = sol->t_lb;
     if (keep)
         memcpy(keep, sol->choice, (size_t)n * sizeof *keep);
-    cm_status st = ex_solve_segment(solver, seg, allowed, frame, cutoff, sol, err);
+    cm_status st = ex_solve_segment(solver, seg, allowed, frame, again, cutoff, sol, err);
     sol->t_lb = fmax(sol->t_lb, old_t_lb); /* a lower cutoff may have hidden levels */
     if (st == CM_OK && keep) {
         if (sol->cut_off || !(sol->ub <= old_ub)) {

@@ -913,6 +913,28 @@ static cm_status level_fits(ex_problem *p, const ex_segment *s, const uint8_t *s
     return st;
 }
 
+/* Takes up an earlier search of the same program set's levels (`hint`): the levels
+ * below its bound are known not to fit, and its choice fits at its own interval, so the
+ * search goes on between them. A branching segment is searched once without its first
+ * frame and again with it: the second search used to begin from the bottom, and on
+ * EfficientNet-B0's one partition for FINN on a ZCU102 (394 nodes, 1.5 to 6 s a level)
+ * spent the time left before its program with the first frame could begin. */
+static void resume_levels(const ilp *m, const ex_sol *hint, const double *lev, int n_lev,
+                          int *choice, int *lo, int *hi)
+{
+    while (*lo < n_lev && lev[*lo] < hint->t_lb)
+        (*lo)++;
+    double t = 0.0;
+    for (int i = 0; i < m->n; i++)
+        t = fmax(t, m->p->nodes[m->s->first + i].cfg[hint->choice[i]].cycles);
+    const double *at = bsearch(&t, lev, (size_t)n_lev, sizeof *lev, ex_cmp_double);
+    if (!at)
+        return; /* above the cutoff: no use to the caller */
+    *hi = (int)(at - lev);
+    *lo = *lo < *hi ? *lo : *hi;
+    memcpy(choice, hint->choice, (size_t)m->n * sizeof *choice);
+}
+
 /* The interval of the segment's best choice, without its first frame (the bound a
  * branching segment is first solved for, sol->loose): the least cycle count v among
  * the kept configurations for which some choice no slower than v fits. Fitting only
@@ -922,7 +944,8 @@ static cm_status level_fits(ex_problem *p, const ex_segment *s, const uint8_t *s
  * directly left GLPK to close a gap between T and its relaxation node by node (ResNet-18's
  * second stage on a U250: 15,700 nodes). */
 static cm_status solve_by_levels(ex_problem *p, const ex_segment *s, const uint8_t *allowed,
-                                 double cutoff_s, ex_sol *sol, double *t_least, cm_error *err)
+                                 const ex_sol *hint, double cutoff_s, ex_sol *sol,
+                                 double *t_least, cm_error *err)
 {
     ilp m;
     cm_status st = ilp_alloc(&m, p, s, err);
@@ -948,6 +971,8 @@ static cm_status solve_by_levels(ex_problem *p, const ex_segment *s, const uint8
     n_lev = ex_sort_distinct(lev, n_lev);
     /* levels below lo do not fit; hi is the level of the best choice found (n_lev: none) */
     int lo = 0, hi = n_lev, step = 1;
+    if (hint && st == CM_OK)
+        resume_levels(&m, hint, lev, n_lev, sol->choice, &lo, &hi);
     bool stopped = false;
     while (st == CM_OK && lo < hi && !ex_out_of_work(p)) {
         const int probe = hi == n_lev ? (lo + step - 1 < n_lev ? lo + step - 1 : n_lev - 1)
@@ -1003,14 +1028,15 @@ static cm_status solve_by_levels(ex_problem *p, const ex_segment *s, const uint8
  * (solve_by_levels): its least value is a bound on T, and its choice a design whose
  * cost the program must beat, so when it cannot that choice is the optimum. */
 static cm_status solve_with_frame(ex_problem *p, const ex_segment *s, const uint8_t *allowed,
-                                  double cutoff_s, ex_sol *sol, cm_error *err)
+                                  bool again, double cutoff_s, ex_sol *sol, cm_error *err)
 {
     const int n = s->end - s->first;
     ex_sol first = {.choice = malloc(((size_t)n + 1) * sizeof *first.choice)};
     if (!first.choice)
         return cm_error_nomem(err);
     double t_least = 0.0;
-    cm_status st = solve_by_levels(p, s, allowed, cutoff_s, &first, &t_least, err);
+    cm_status st =
+        solve_by_levels(p, s, allowed, again ? sol : NULL, cutoff_s, &first, &t_least, err);
     sol->t_lb = t_least;
     if (st != CM_OK || isinf(first.lb) || first.cut_off) {
         sol->lb = first.lb;
@@ -1093,15 +1119,16 @@ static cm_status frame_relaxation(ex_problem *p, const ex_segment *s, const uint
 }
 
 cm_status ex_solve_segment(ex_problem *p, const ex_segment *s, const uint8_t *allowed,
-                           bool frame, double cutoff_s, ex_sol *sol, cm_error *err)
+                           bool frame, bool again, double cutoff_s, ex_sol *sol,
+                           cm_error *err)
 {
     sol->cut_off = false;
     sol->at_goal = false;
     sol->loose = p->has_depth && !frame;
     if (frame)
-        return solve_with_frame(p, s, allowed, cutoff_s, sol, err);
+        return solve_with_frame(p, s, allowed, again, cutoff_s, sol, err);
     double t_least = 0.0;
-    cm_status st = solve_by_levels(p, s, allowed, cutoff_s, sol, &t_least, err);
+    cm_status st = solve_by_levels(p, s, allowed, NULL, cutoff_s, sol, &t_least, err);
     sol->t_lb = t_least;
     /* The interval alone leaves out the first frame, most of a FINN partition's latency;
      * the relaxation of the program with it is one linear program (ResNet-50's latency,
