@@ -918,6 +918,22 @@ static void test_frame_solve_resumes_levels(void **state)
     assert_int_equal(from_scratch, 5);
     assert_true(fresh.lb == again.lb && fresh.ub == again.ub && fresh.t_lb == again.t_lb);
     assert_memory_equal(fresh.choice, again.choice, (size_t)p.n * sizeof(int));
+    /* A cutoff at the earlier choice's own interval leaves that choice out (levels must
+     * be faster than the cutoff) and, the search having ended, no level below it: the
+     * resumed search answers "cut off" without a program, as a search from scratch
+     * does after its level programs. */
+    double t = 0.0;
+    for (int i = 0; i < p.n; i++)
+        t = fmax(t, p.nodes[i].cfg[again.choice[i]].cycles);
+    const double cutoff = p.batch * t / p.clock_hz;
+    assert_int_equal(ex_solve_segment(&p, &seg, NULL, false, false, INFINITY, &again, &err), CM_OK);
+    p.ilps = 0;
+    assert_int_equal(ex_solve_segment(&p, &seg, NULL, true, true, cutoff, &again, &err), CM_OK);
+    assert_int_equal(p.ilps, 0);
+    assert_int_equal(ex_solve_segment(&p, &seg, NULL, true, false, cutoff, &fresh, &err), CM_OK);
+    assert_true(p.ilps > 0);
+    assert_true(again.cut_off && fresh.cut_off);
+    assert_true(again.lb == fresh.lb && again.lb == cutoff);
     free(fresh.choice);
     free(again.choice);
     ex_problem_free(&p);

@@ -919,6 +919,17 @@ static cm_status level_fits(ex_problem *p, const ex_segment *s, const uint8_t *s
     return st;
 }
 
+/* The index in lev of the choice's interval (its slowest node's cycles), -1 when that
+ * is not among the levels (above the cutoff). */
+static int level_of_choice(const ilp *m, const int *choice, const double *lev, int n_lev)
+{
+    double t = 0.0;
+    for (int i = 0; i < m->n; i++)
+        t = fmax(t, m->p->nodes[m->s->first + i].cfg[choice[i]].cycles);
+    const double *at = bsearch(&t, lev, (size_t)n_lev, sizeof *lev, ex_cmp_double);
+    return at ? (int)(at - lev) : -1;
+}
+
 /* Takes up an earlier search of the same program set's levels (`hint`): the levels
  * below its bound are known not to fit, and its choice fits at its own interval, so the
  * search goes on between them. A branching segment is searched once without its first
@@ -930,13 +941,10 @@ static void resume_levels(const ilp *m, const ex_sol *hint, const double *lev, i
 {
     while (*lo < n_lev && lev[*lo] < hint->t_lb)
         (*lo)++;
-    double t = 0.0;
-    for (int i = 0; i < m->n; i++)
-        t = fmax(t, m->p->nodes[m->s->first + i].cfg[hint->choice[i]].cycles);
-    const double *at = bsearch(&t, lev, (size_t)n_lev, sizeof *lev, ex_cmp_double);
-    if (!at)
+    const int at = level_of_choice(m, hint->choice, lev, n_lev);
+    if (at < 0)
         return; /* above the cutoff: no use to the caller */
-    *hi = (int)(at - lev);
+    *hi = at;
     *lo = *lo < *hi ? *lo : *hi;
     memcpy(choice, hint->choice, (size_t)m->n * sizeof *choice);
 }
@@ -997,11 +1005,8 @@ static cm_status solve_by_levels(ex_problem *p, const ex_segment *s, const uint8
             step *= 2;
             continue;
         }
-        double t = 0.0;
-        for (int i = 0; i < n; i++)
-            t = fmax(t, p->nodes[s->first + i].cfg[choice[i]].cycles);
-        const double *at = bsearch(&t, lev, (size_t)n_lev, sizeof *lev, ex_cmp_double);
-        hi = at ? (int)(at - lev) : probe;
+        const int at = level_of_choice(&m, choice, lev, n_lev);
+        hi = at >= 0 ? at : probe;
         memcpy(sol->choice, choice, (size_t)n * sizeof *choice);
     }
     stopped |= st == CM_OK && lo < hi;
