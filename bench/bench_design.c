@@ -1,6 +1,6 @@
 /* bench_design: design evaluations per second, single thread.
  *
- *   bench_design [--seconds S] [--backend B] MODEL...
+ *   bench_design [--seconds S] [--split] [--backend B] [--incremental-only] MODEL...
  *
  * For each model and backend it builds the resource-minimal design on a U250 (so
  * partitions are never the point) and cuts it after every allowed node when
@@ -11,6 +11,8 @@
  *   full         every node gets a random valid folding and every partition's
  *                aggregates are rebuilt from scratch, then cost and feasibility.
  *
+ * --incremental-only leaves the full measurement out (printed as "-"), so that a profile
+ * of the run is the incremental moves' alone.
  * The random foldings come from a fixed-seed generator, so runs are comparable. Times
  * are CLOCK_MONOTONIC; each measurement runs for about S seconds (default 1). */
 #include <stdbool.h>
@@ -81,7 +83,7 @@ static double measure(cm_design *d, bool full, double seconds, double *sink)
 int main(int argc, char **argv)
 {
     double seconds = 1.0;
-    bool split = false;
+    bool split = false, incremental_only = false;
     cm_backend backends[3] = {CM_BACKEND_FPGACONVNET, CM_BACKEND_FINN, CM_BACKEND_HLS4ML};
     int nb = 3;
     int i = 1;
@@ -91,6 +93,8 @@ int main(int argc, char **argv)
             seconds = atof(argv[++i]);
         } else if (strcmp(argv[i], "--split") == 0) {
             split = true;
+        } else if (strcmp(argv[i], "--incremental-only") == 0) {
+            incremental_only = true;
         } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
             if (cm_backend_parse(argv[++i], &backends[0], &err) != CM_OK) {
                 fprintf(stderr, "bench_design: %s\n", err.message);
@@ -98,7 +102,8 @@ int main(int argc, char **argv)
             }
             nb = 1;
         } else {
-            fprintf(stderr, "usage: bench_design [--seconds S] [--split] [--backend B] MODEL...\n");
+            fprintf(stderr, "usage: bench_design [--seconds S] [--split] [--backend B] "
+                            "[--incremental-only] MODEL...\n");
             return 1;
         }
     }
@@ -128,9 +133,11 @@ int main(int argc, char **argv)
             if (split)
                 cm_design_split_all(d);
             double inc = measure(d, false, seconds, &sink);
-            double full = measure(d, true, seconds, &sink);
+            char full[32] = "-";
+            if (!incremental_only)
+                snprintf(full, sizeof full, "%.0f", measure(d, true, seconds, &sink));
             const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
-            printf("%-28s %-12s %6d %6d %16.0f %14.0f\n", name, cm_backend_name(backends[b]),
+            printf("%-28s %-12s %6d %6d %16.0f %14s\n", name, cm_backend_name(backends[b]),
                    cm_design_node_count(d), cm_design_partition_count(d), inc, full);
             fflush(stdout);
             cm_design_free(d);
