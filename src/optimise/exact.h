@@ -137,6 +137,10 @@ typedef struct ex_segment {
  * 7,468: 28 s), and a bound that comes at the deadline is of no use to the search. */
 #define EX_RELAX_TIME_SHARE 0.25
 
+/* GLPK's feasibility pump runs on a program only when, after its root, it has this many
+ * times what the program took up to then (exact_ilp.c, decide_pump). */
+#define EX_PUMP_ROOTS 1.0
+
 /* Whether the node budget or the deadline has ended the search. */
 bool ex_out_of_work(const ex_problem *p);
 

@@ -62,6 +62,10 @@ typedef struct ilp_watch {
                     * is within the gap asked for, so that it may stop there */
     const ex_goal *goal; /* what the search needs of the program (NULL: nothing) */
     bool at_goal;  /* it stopped there */
+    glp_iocp *parm; /* the program's parameters, which GLPK reads as it goes */
+    double start;  /* when glp_intopt began */
+    enum { PUMP_UNDECIDED, PUMP_OFF, PUMP_RUNNING, PUMP_DONE } pump; /* decide_pump */
+    int tm_lim;    /* the program's tm_lim while the pump runs on its own */
 } ilp_watch;
 
 static const ex_config *cfg_of(const ilp *m, int k, int node_in_seg)
@@ -685,6 +689,35 @@ static bool reached_goal(const ilp_watch *w, glp_tree *t)
     return goal > 0 && w->bound >= goal * w->p->clock_hz;
 }
 
+/* Milliseconds GLPK may run until `deadline` (at least 1). */
+static int ms_until(double deadline)
+{
+    const double left_ms = (deadline - cm_seconds_now()) * 1e3;
+    return left_ms < 1 ? 1 : left_ms > INT_MAX ? INT_MAX : (int)left_ms;
+}
+
+/* Whether GLPK's feasibility pump runs, decided once the root's linear program is
+ * solved: the pump is GLPK's next step after this callback, and it reads fp_heur and
+ * tm_lim from the parameters glp_intopt was given. The pump's linear programs have no
+ * time limit; GLPK looks at tm_lim only between them, counted from when it made its
+ * tree (after its presolver and first relaxation), so with the program's own tm_lim the
+ * pump ran past the deadline (EfficientNet-B0's latency for FINN on a ZCU102: 36.2 s at
+ * --time-limit 30). Its tm_lim is therefore counted from now and ends what the program
+ * has taken so far (an estimate of one of its linear programs) before the deadline, and
+ * it runs only where that leaves it as much again; the next callback restores tm_lim. */
+static void decide_pump(ilp_watch *w)
+{
+    const double now = cm_seconds_now(), took = now - w->start;
+    const double pump_s = w->deadline - took - now;
+    w->pump = PUMP_OFF;
+    if (pump_s >= took * EX_PUMP_ROOTS) {
+        w->pump = PUMP_RUNNING;
+        w->tm_lim = w->parm->tm_lim;
+        w->parm->tm_lim = ms_until(w->deadline - took);
+    }
+    w->parm->fp_heur = w->pump == PUMP_RUNNING ? GLP_ON : GLP_OFF;
+}
+
 /* Stops the program at the deadline, when the nodes it has made (every node GLPK
  * created, pruned ones included) would spend the search's node budget, when its bound
  * has reached what the search needs of it (its goal), or when its bound has reached
@@ -697,6 +730,14 @@ static bool reached_goal(const ilp_watch *w, glp_tree *t)
 static void watch(glp_tree *t, void *info)
 {
     ilp_watch *w = info;
+    if (w->pump == PUMP_UNDECIDED && glp_ios_reason(t) == GLP_IHEUR) {
+        decide_pump(w);
+        return;
+    }
+    if (w->pump == PUMP_RUNNING) {
+        w->parm->tm_lim = w->tm_lim;
+        w->pump = PUMP_DONE;
+    }
     int best = glp_ios_best_node(t);
     if (best) {
         w->bound = glp_ios_node_bound(t, best);
@@ -823,13 +864,6 @@ static double program_deadline(const ilp *m)
     return m->p->deadline - EX_SETUP_S_PER_ROW * glp_get_num_rows(m->lp);
 }
 
-/* Milliseconds GLPK may run until `deadline` (at least 1). */
-static int ms_until(double deadline)
-{
-    const double left_ms = (deadline - cm_seconds_now()) * 1e3;
-    return left_ms < 1 ? 1 : left_ms > INT_MAX ? INT_MAX : (int)left_ms;
-}
-
 /* Makes the program's rows and runs GLPK on it, stopping at `enough` (cycles; 0: never)
  * and at `goal` (NULL: never), ilp_watch, and by program_deadline; *ret is glp_intopt's
  * answer, GLP_ETMLIM without an answer when that has passed before it begins. */
@@ -840,12 +874,13 @@ static void run_program(ilp *m, double cutoff_s, double enough, const ex_goal *g
     make_program(m);
     if (!isinf(cutoff_s))
         add_cutoff_row(m, cutoff_s);
-    *w = (ilp_watch){.deadline = program_deadline(m), .p = p, .enough = enough, .goal = goal};
+    glp_iocp parm;
+    *w = (ilp_watch){.deadline = program_deadline(m), .p = p, .enough = enough, .goal = goal,
+                     .parm = &parm};
     if (cm_seconds_now() >= w->deadline) {
         *ret = GLP_ETMLIM;
         return;
     }
-    glp_iocp parm;
     glp_init_iocp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
     parm.presolve = GLP_ON;
@@ -870,12 +905,14 @@ static void run_program(ilp *m, double cutoff_s, double enough, const ex_goal *g
         parm.bt_tech = GLP_BT_BLB;
     }
     parm.mip_gap = program_gap(p);
-    /* A level's program only asks whether some choice fits: GLPK's feasibility pump
-     * finds one where branching took seconds to (EfficientNet-B0's 394 nodes for FINN on
-     * a ZCU102: 1.2 to 1.5 s a level that fits instead of 3.4 to 5.7 s; the search then
-     * reached its program with the first frame, 534% -> 23% at 30 s). */
-    if (m->feasible_only)
-        parm.fp_heur = GLP_ON;
+    /* GLPK's feasibility pump, where the time allows it (decide_pump). A level's program
+     * only asks whether some choice fits, and the pump finds one where branching took
+     * seconds to (EfficientNet-B0's 394 nodes for FINN on a ZCU102: 1.2 to 1.5 s a level
+     * that fits instead of 3.4 to 5.7 s; the search then reached its program with the
+     * first frame, 534% -> 23% at 30 s). With the first frame it finds designs the
+     * branching does not reach in time: EfficientNet-B0's latency for FINN on a U250,
+     * 53.8% -> 4.3% at 30 s. */
+    w->start = cm_seconds_now();
     p->ilps++;
     /* GLPK prints its advanced basis's progress even at GLP_MSG_OFF (onto the JSON on
      * stdout); the caller's setting is restored. */
