@@ -947,6 +947,21 @@ static void test_frame_solve_resumes_levels(void **state)
  * program with the first frame), and still gives a bound (the cost floor) no higher than
  * its design's cost. The relaxation (frame 0) is guarded alike, but is no integer
  * program and leaves nothing to count: without time it only raises no bound. */
+/* The pump's time, by hand: what is left less what the program took to its root, when
+ * that is at least as much again. EfficientNet-B0's one partition for FINN on a ZCU102,
+ * with the first frame: 13.61 s to its root, 5.87 s left: no pump (with the program's own
+ * time limit the pump had taken it 6 s past the deadline). GoogLeNet's on a U250: 3.67 s
+ * and 22.07 s: 18.40 s of pump. Without a deadline the pump always runs. */
+static void test_pump_time(void **state)
+{
+    (void)state;
+    assert_true(ex_pump_seconds(13.61, 5.87) == 0.0);
+    assert_true(fabs(ex_pump_seconds(3.67, 22.07) - 18.40) < 1e-9);
+    assert_true(ex_pump_seconds(2.0, 4.0) == 2.0);
+    assert_true(ex_pump_seconds(2.0, 3.999) == 0.0);
+    assert_true(isinf(ex_pump_seconds(1.5, INFINITY)));
+}
+
 static void test_no_program_without_time(void **state)
 {
     (void)state;
@@ -982,6 +997,7 @@ int main(void)
         cmocka_unit_test(test_listing_stops_at_grace),
         cmocka_unit_test(test_no_program_without_time),
         cmocka_unit_test(test_frame_solve_resumes_levels),
+        cmocka_unit_test(test_pump_time),
         cmocka_unit_test(test_branching_optimal),
         cmocka_unit_test(test_gap),
         cmocka_unit_test(test_interval_by_levels),

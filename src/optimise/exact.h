@@ -138,8 +138,17 @@ typedef struct ex_segment {
 #define EX_RELAX_TIME_SHARE 0.25
 
 /* GLPK's feasibility pump runs on a program only when, after its root, it has this many
- * times what the program took up to then (exact_ilp.c, decide_pump). */
+ * times what the program took up to then (ex_pump_seconds). */
 #define EX_PUMP_ROOTS 1.0
+
+/* The seconds GLPK's feasibility pump may run on a program that took took_s up to its
+ * root's linear program, left_s before its deadline; 0: it does not run. The pump's
+ * linear programs have no time limit and GLPK looks at the clock only between them
+ * (EfficientNet-B0's latency for FINN on a ZCU102: 36.2 s at --time-limit 30 with the
+ * pump on every program), so its time ends what the program took so far (an estimate of
+ * one of its linear programs) before the deadline, and it runs only where that leaves it
+ * EX_PUMP_ROOTS times as much. */
+double ex_pump_seconds(double took_s, double left_s);
 
 /* Whether the node budget or the deadline has ended the search. */
 bool ex_out_of_work(const ex_problem *p);

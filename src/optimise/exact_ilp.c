@@ -696,24 +696,25 @@ static int ms_until(double deadline)
     return left_ms < 1 ? 1 : left_ms > INT_MAX ? INT_MAX : (int)left_ms;
 }
 
+double ex_pump_seconds(double took_s, double left_s)
+{
+    const double pump_s = left_s - took_s;
+    return pump_s >= took_s * EX_PUMP_ROOTS ? pump_s : 0.0;
+}
+
 /* Whether GLPK's feasibility pump runs, decided once the root's linear program is
  * solved: the pump is GLPK's next step after this callback, and it reads fp_heur and
- * tm_lim from the parameters glp_intopt was given. The pump's linear programs have no
- * time limit; GLPK looks at tm_lim only between them, counted from when it made its
- * tree (after its presolver and first relaxation), so with the program's own tm_lim the
- * pump ran past the deadline (EfficientNet-B0's latency for FINN on a ZCU102: 36.2 s at
- * --time-limit 30). Its tm_lim is therefore counted from now and ends what the program
- * has taken so far (an estimate of one of its linear programs) before the deadline, and
- * it runs only where that leaves it as much again; the next callback restores tm_lim. */
+ * tm_lim from the parameters glp_intopt was given (the next callback restores tm_lim).
+ * GLPK counts tm_lim from when it made its tree, after its presolver and first
+ * relaxation, so with the program's own tm_lim the pump ran past the deadline. */
 static void decide_pump(ilp_watch *w)
 {
-    const double now = cm_seconds_now(), took = now - w->start;
-    const double pump_s = w->deadline - took - now;
-    w->pump = PUMP_OFF;
-    if (pump_s >= took * EX_PUMP_ROOTS) {
-        w->pump = PUMP_RUNNING;
+    const double now = cm_seconds_now();
+    const double pump_s = ex_pump_seconds(now - w->start, w->deadline - now);
+    w->pump = pump_s > 0 ? PUMP_RUNNING : PUMP_OFF;
+    if (w->pump == PUMP_RUNNING) {
         w->tm_lim = w->parm->tm_lim;
-        w->parm->tm_lim = ms_until(w->deadline - took);
+        w->parm->tm_lim = ms_until(now + pump_s);
     }
     w->parm->fp_heur = w->pump == PUMP_RUNNING ? GLP_ON : GLP_OFF;
 }
@@ -910,8 +911,8 @@ static void run_program(ilp *m, double cutoff_s, double enough, const ex_goal *g
      * seconds to (EfficientNet-B0's 394 nodes for FINN on a ZCU102: 1.2 to 1.5 s a level
      * that fits instead of 3.4 to 5.7 s; the search then reached its program with the
      * first frame, 534% -> 23% at 30 s). With the first frame it finds designs the
-     * branching does not reach in time: EfficientNet-B0's latency for FINN on a U250,
-     * 53.8% -> 4.3% at 30 s. */
+     * branching does not reach in time: GoogLeNet's latency for FINN on a U250, 12.3% ->
+     * 5.3% at 30 s. */
     w->start = cm_seconds_now();
     p->ilps++;
     /* GLPK prints its advanced basis's progress even at GLP_MSG_OFF (onto the JSON on
@@ -919,6 +920,7 @@ static void run_program(ilp *m, double cutoff_s, double enough, const ex_goal *g
     const int term = glp_term_out(GLP_OFF);
     *ret = glp_intopt(m->lp, &parm);
     glp_term_out(term);
+    w->parm = NULL; /* the parameters end with this function; the watch goes back */
     p->bb_nodes += w->nodes > 0 ? w->nodes : 1; /* a program the presolver settles: 1 */
 }
 
