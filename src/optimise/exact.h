@@ -23,6 +23,7 @@ typedef struct ex_config {
     cm_block_timing timing; /* the first frame's terms, compared for dominance */
     cm_resources res;
     double dom_cycles;
+    double slowest; /* cm_design_depth_terms' slowest, which ex_cost_floor asks per segment */
 } ex_config;
 
 typedef struct ex_node {
@@ -38,6 +39,9 @@ typedef struct ex_node {
     double closest_ratio;
     int n_out_vals;        /* distinct out-foldings, ascending (for DP states) */
     int64_t *out_vals;
+    int n_steps;           /* the least resources by interval (ex_time_floor's): */
+    double *step_cycles;   /* distinct cycle counts, ascending, */
+    cm_resources *step_res; /* per resource the least of a configuration that fast */
 } ex_node;
 
 /* What the search needs of a segment's program: a bound at which every path through the
