@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "hw/fpgaconvnet_blocks.h"
+#include "util/sorted.h"
 
 /* ---- times of one step ---- */
 
@@ -258,17 +259,10 @@ static bool tau_fits(const cm_lx_cut *x, const int *steps, int n, double tau,
     cm_resources sum = {0};
     for (int i = 0; i < n; i++) {
         const cm_lx_list *li = &x->steps[steps[i]].list;
-        int lo = 0, hi = li->n; /* the points with val <= tau are [0, lo) */
-        while (lo < hi) {
-            int mid = lo + (hi - lo) / 2;
-            if (li->val[mid] <= tau)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == 0)
+        const int points = cm_count_at_most(li->val, li->n, tau);
+        if (points == 0)
             return false;
-        cm_resources_add(&sum, &li->pmin[lo - 1]);
+        cm_resources_add(&sum, &li->pmin[points - 1]);
     }
     return cm_resources_fit(&sum, r);
 }

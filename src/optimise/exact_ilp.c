@@ -64,7 +64,7 @@ typedef struct ilp_watch {
     bool at_goal;  /* it stopped there */
     glp_iocp *parm; /* the program's parameters, which GLPK reads as it goes */
     double start;  /* when glp_intopt began */
-    enum { PUMP_UNDECIDED, PUMP_OFF, PUMP_RUNNING, PUMP_DONE } pump; /* decide_pump */
+    enum { PUMP_UNDECIDED, PUMP_RUNNING, PUMP_SETTLED } pump; /* decide_pump */
     int tm_lim;    /* the program's tm_lim while the pump runs on its own */
 } ilp_watch;
 
@@ -711,7 +711,7 @@ static void decide_pump(ilp_watch *w)
 {
     const double now = cm_seconds_now();
     const double pump_s = ex_pump_seconds(now - w->start, w->deadline - now);
-    w->pump = pump_s > 0 ? PUMP_RUNNING : PUMP_OFF;
+    w->pump = pump_s > 0 ? PUMP_RUNNING : PUMP_SETTLED;
     if (w->pump == PUMP_RUNNING) {
         w->tm_lim = w->parm->tm_lim;
         w->parm->tm_lim = ms_until(now + pump_s);
@@ -737,7 +737,7 @@ static void watch(glp_tree *t, void *info)
     }
     if (w->pump == PUMP_RUNNING) {
         w->parm->tm_lim = w->tm_lim;
-        w->pump = PUMP_DONE;
+        w->pump = PUMP_SETTLED;
     }
     int best = glp_ios_best_node(t);
     if (best) {

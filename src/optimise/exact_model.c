@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/progress.h"
+#include "util/sorted.h"
 
 #define EX_EDGE_FLAGS (CM_HD_INTER | CM_HD_DIVISIBLE)
 
@@ -400,17 +401,10 @@ static bool floor_fits(const ex_problem *p, const ex_segment *s, const uint8_t *
     if (!keep) {
         for (int i = s->first; i < s->end; i++) {
             const ex_node *en = &p->nodes[i];
-            int lo = 0, hi = en->n_steps; /* the steps no slower than t: [0, lo) */
-            while (lo < hi) {
-                const int mid = lo + (hi - lo) / 2;
-                if (en->step_cycles[mid] <= t)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (lo == 0)
+            const int steps = cm_count_at_most(en->step_cycles, en->n_steps, t);
+            if (steps == 0)
                 return false;
-            ex_res_add(&sum, &en->step_res[lo - 1]);
+            ex_res_add(&sum, &en->step_res[steps - 1]);
         }
         return ex_res_fits(&sum, &p->d->limits);
     }
