@@ -108,6 +108,9 @@ int cm_cli_parse_format_flags(int argc, char **argv, const char *command, cm_cli
 
 /* Prints a JSON object on stdout, one line per key for reading. */
 int cm_cli_print_json(json_t *obj);
+/* Writes a command's whole output text and a line end to stdout; CM_EINTERNAL with
+ * the message when that fails. */
+int cm_cli_print_text(const char *text, size_t len);
 /* Prints a command's JSON object as format says: JSON as cm_cli_print_json does; CSV
  * as its table (the first of its "nodes", "layers", "models" or "boards" arrays,
  * util/csv.h). Takes obj, which may be NULL (the one error line). */

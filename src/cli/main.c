@@ -130,10 +130,14 @@ int cm_cli_print_json(json_t *obj)
                         "memory)\n");
         return CM_EINTERNAL;
     }
-    const size_t len = strlen(text);
-    const bool written = fwrite(text, 1, len, stdout) == len;
+    int rc = cm_cli_print_text(text, strlen(text));
     free(text);
-    if (!written || fputc('\n', stdout) == EOF) {
+    return rc;
+}
+
+int cm_cli_print_text(const char *text, size_t len)
+{
+    if (fwrite(text, 1, len, stdout) != len || fputc('\n', stdout) == EOF) {
         fprintf(stderr, "cnnmap: cannot write to standard output\n");
         return CM_EINTERNAL;
     }

@@ -8,6 +8,7 @@
 #include "design/fifo_cost.h"
 #include "design/design_internal.h"
 #include "design/design_json.h"
+#include "util/json_build.h"
 #include "util/json_fields.h"
 #include "util/json_file.h"
 #include "util/path.h"
@@ -49,13 +50,12 @@ static json_t *max_util_json(const cm_util_caps *c)
                      w.uram, "lut", w.lut, "ff", w.ff);
 }
 
-/* json_pack fails as a whole when any value is missing (out of memory) or is a real
- * jansson refuses (not finite), so no key can silently go missing from the file. */
-json_t *cm_design_file_json(const cm_design *d, const cm_design_run *run)
+/* The keys a design file records before its tables: the decisions, with the report's
+ * "optimiser" object (taken from head). json_pack fails as a whole when any value is
+ * missing (out of memory) or is a real jansson refuses (not finite), so no key can
+ * silently go missing from the file. */
+static json_t *file_header_json(const cm_design *d, const cm_design_run *run, json_t *head)
 {
-    json_t *report = cm_design_report_json(d, run);
-    if (!report)
-        return NULL;
     json_t *o = json_pack(
         "{s:s, s:i, s:s, s:s, s:s, s:s, s:i, s:f, s:b, s:b, s:i, s:i, s:O}", "format",
         CM_DESIGN_FORMAT, "version", CM_DESIGN_VERSION, "model_path", cm_design_model_path(d),
@@ -64,44 +64,46 @@ json_t *cm_design_file_json(const cm_design *d, const cm_design_run *run)
         d->opt.batch, "clock_mhz", d->opt.clock_mhz, "reconfiguration", d->opt.reconfiguration,
         "weights_reloading", d->opt.weights_reloading, "default_weight_bits",
         d->opt.default_weight_bits, "default_act_bits", d->opt.default_act_bits, "optimiser",
-        json_object_get(report, "optimiser"));
-    if (o && json_object_set_new(o, "max_util", max_util_json(&d->opt.max_util)) != 0) {
-        json_decref(o);
-        o = NULL;
-    }
-    if (o && run->result.has_lower_bound &&
-        json_object_set_new(o, "lower_bound_s", json_real(run->result.lower_bound_s)) != 0) {
-        json_decref(o);
-        o = NULL;
-    }
-    if (o && (json_object_set(o, "nodes", json_object_get(report, "nodes")) != 0 ||
-              json_object_del(report, "nodes") != 0)) {
-        json_decref(o);
-        o = NULL;
-    }
-    if (o && d->fifo && json_object_set_new(o, "fifo_depths", fifo_depths_json(d->fifo)) != 0) {
-        json_decref(o);
-        o = NULL;
-    }
-    if (!o) {
-        json_decref(report);
-        return NULL;
-    }
-    /* set_new takes the report even when it fails. */
-    if (json_object_set_new(o, "summary", report) != 0) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+        json_object_get(head, "optimiser"));
+    bool ok = o != NULL;
+    cm_json_put(o, "max_util", max_util_json(&d->opt.max_util), &ok);
+    if (run->result.has_lower_bound)
+        cm_json_put(o, "lower_bound_s", json_real(run->result.lower_bound_s), &ok);
+    return cm_json_finish(o, ok);
 }
 
+/* A design file: the header, "nodes", "fifo_depths" when recorded, then "summary" (the
+ * report without its nodes). */
+json_t *cm_design_file_json(const cm_design *d, const cm_design_run *run)
+{
+    json_t *head = cm_design_report_head_json(d, run);
+    json_t *o = head ? file_header_json(d, run, head) : NULL;
+    bool ok = o != NULL;
+    cm_json_put(o, "nodes", cm_design_nodes_json(d), &ok);
+    if (d->fifo)
+        cm_json_put(o, "fifo_depths", fifo_depths_json(d->fifo), &ok);
+    cm_json_put(head, "partition_table", cm_design_partitions_json(d), &ok);
+    cm_json_put(o, "summary", head, &ok);
+    return cm_json_finish(o, ok);
+}
+
+/* cm_design_file_json's object, streamed: a 10,000-node file's tree took most of
+ * writing it. */
 cm_status cm_design_save(const cm_design *d, const cm_design_run *run, const char *path,
                          cm_error *err)
 {
-    json_t *o = cm_design_file_json(d, run);
-    cm_status st = cm_json_file_write(path, o, JSON_INDENT(1) | JSON_REAL_PRECISION(17), err);
-    json_decref(o);
-    return st;
+    json_t *head = cm_design_report_head_json(d, run);
+    cm_strbuf text = {0};
+    cm_json_stream s;
+    cm_json_stream_begin(&s, &text, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+    cm_json_stream_members(&s, head ? file_header_json(d, run, head) : NULL);
+    cm_design_stream_nodes(&s, d);
+    if (d->fifo)
+        cm_json_stream_put(&s, "fifo_depths", fifo_depths_json(d->fifo));
+    cm_json_stream_open(&s, "summary", '{');
+    cm_json_stream_members(&s, head);
+    cm_design_stream_partitions(&s, d);
+    return cm_json_text_write(path, &text, cm_json_stream_end(&s), err);
 }
 
 /* ---- reading ---- */

@@ -3,6 +3,7 @@
 #include "design/design_json.h"
 #include "design/design_internal.h"
 #include "util/json_build.h"
+#include "util/json_stream.h"
 
 #include <math.h>
 
@@ -92,7 +93,7 @@ static json_t *optimiser_json(const cm_design_run *run)
     return cm_json_finish(o, ok);
 }
 
-json_t *cm_design_report_json(const cm_design *d, const cm_design_run *run)
+json_t *cm_design_report_head_json(const cm_design *d, const cm_design_run *run)
 {
     cm_design_summary s;
     cm_design_summarise(d, &s);
@@ -125,12 +126,59 @@ json_t *cm_design_report_json(const cm_design *d, const cm_design_run *run)
     for (int i = 0; i < n_warnings && i < CM_DESIGN_WARNINGS_CAP; i++)
         cm_json_append(warnings, json_string(w[i].text), &ok);
     cm_json_put(o, "warnings", warnings, &ok);
-    json_t *parts = json_array(), *nodes = json_array();
-    for (int p = 0; p < d->n_parts; p++)
-        cm_json_append(parts, partition_json(d, p), &ok);
-    for (int i = 0; i < d->hd.n_nodes; i++)
-        cm_json_append(nodes, node_json(d, i), &ok);
-    cm_json_put(o, "partition_table", parts, &ok);
-    cm_json_put(o, "nodes", nodes, &ok);
     return cm_json_finish(o, ok);
+}
+
+json_t *cm_design_report_json(const cm_design *d, const cm_design_run *run)
+{
+    json_t *o = cm_design_report_head_json(d, run);
+    bool ok = true;
+    cm_json_put(o, "partition_table", cm_design_partitions_json(d), &ok);
+    cm_json_put(o, "nodes", cm_design_nodes_json(d), &ok);
+    return cm_json_finish(o, ok);
+}
+
+json_t *cm_design_partitions_json(const cm_design *d)
+{
+    bool ok = true;
+    json_t *parts = json_array();
+    for (int p = 0; parts && p < d->n_parts; p++)
+        cm_json_append(parts, partition_json(d, p), &ok);
+    return cm_json_finish(parts, ok);
+}
+
+json_t *cm_design_nodes_json(const cm_design *d)
+{
+    bool ok = true;
+    json_t *nodes = json_array();
+    for (int i = 0; nodes && i < d->hd.n_nodes; i++)
+        cm_json_append(nodes, node_json(d, i), &ok);
+    return cm_json_finish(nodes, ok);
+}
+
+void cm_design_stream_partitions(cm_json_stream *s, const cm_design *d)
+{
+    cm_json_stream_open(s, "partition_table", '[');
+    for (int p = 0; p < d->n_parts && s->ok; p++)
+        cm_json_stream_put(s, NULL, partition_json(d, p));
+    cm_json_stream_close(s);
+}
+
+void cm_design_stream_nodes(cm_json_stream *s, const cm_design *d)
+{
+    cm_json_stream_open(s, "nodes", '[');
+    for (int i = 0; i < d->hd.n_nodes && s->ok; i++)
+        cm_json_stream_put(s, NULL, node_json(d, i));
+    cm_json_stream_close(s);
+}
+
+bool cm_design_report_write(const cm_design *d, const cm_design_run *run, cm_strbuf *out,
+                            size_t flags)
+{
+    cm_json_stream s;
+    cm_json_stream_begin(&s, out, flags);
+    cm_json_stream_members(&s, cm_design_report_head_json(d, run));
+    cm_design_stream_partitions(&s, d);
+    cm_design_stream_nodes(&s, d);
+    return cm_json_stream_end(&s);
 }

@@ -73,13 +73,18 @@ cm_status cm_json_file_read(const char *path, json_t **root, cm_error *err)
     return st;
 }
 
+static cm_status cannot_build(const char *path, cm_error *err)
+{
+    return cm_error_set(err, CM_EINTERNAL,
+                        "%s: cannot build the design file (out of memory, or a figure that "
+                        "is not a finite number)", path);
+}
+
 cm_status cm_json_file_write(const char *path, const json_t *o, size_t flags, cm_error *err)
 {
     char *text = o ? json_dumps(o, flags) : NULL;
     if (!text)
-        return cm_error_set(err, CM_EINTERNAL,
-                            "%s: cannot build the design file (out of memory, or a figure that "
-                            "is not a finite number)", path);
+        return cannot_build(path, err);
     size_t len = strlen(text);
     char *with_newline = realloc(text, len + 2);
     if (!with_newline) {
@@ -91,6 +96,16 @@ cm_status cm_json_file_write(const char *path, const json_t *o, size_t flags, cm
     cm_status st = cm_write_file_atomic(path, with_newline, len + 1, err);
     free(with_newline);
     return st;
+}
+
+cm_status cm_json_text_write(const char *path, cm_strbuf *text, bool built, cm_error *err)
+{
+    if (!built) {
+        free(cm_strbuf_take(text));
+        return cannot_build(path, err);
+    }
+    cm_strbuf_append(text, "\n", 1);
+    return cm_strbuf_write_atomic(text, path, err);
 }
 
 cm_status cm_design_source_error(cm_error *err, const char *design_path, cm_status st)

@@ -7,6 +7,9 @@
 
 #include <jansson.h>
 #include <cnnmap/error.h>
+#include <stdbool.h>
+
+#include "util/strbuf.h"
 
 /* The reals' precision of every printed JSON object (a command's --json output, an
  * API reply): ten digits, as cli.md's figures are read. */
@@ -24,6 +27,11 @@ json_t *cm_json_load_path(const char *path, size_t flags, json_error_t *jerr);
 /* Writes o (jansson dump flags) and a line end to path through a temporary file;
  * o NULL (a builder failed) is CM_EINTERNAL naming the file. */
 cm_status cm_json_file_write(const char *path, const json_t *o, size_t flags, cm_error *err);
+
+/* Writes a streamed object's text (util/json_stream.h) and a line end to path as
+ * cm_json_file_write does; built false (the stream failed) is its CM_EINTERNAL. The
+ * buffer is reset either way. */
+cm_status cm_json_text_write(const char *path, cm_strbuf *text, bool built, cm_error *err);
 
 /* A design file: the decisions it records (header), then the report's figures for
  * human readers (the report's keys the header lacks). Takes both references; NULL
