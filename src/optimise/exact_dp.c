@@ -248,7 +248,7 @@ static cm_status rows_init(dp *g, cm_error *err)
             cm_status st = seg_init(g, a, b, err);
             if (st != CM_OK)
                 return st;
-            if ((b & 63) == 0 && setup_late(g)) {
+            if (setup_late(g)) {
                 g->incomplete = true;
                 g->n_row[a] = b - a; /* the rest of the row is not set up */
                 return CM_OK;

@@ -66,10 +66,13 @@ static cm_status build(const cm_optimise_job *job, cm_design **d, cm_error *err)
     return name_sources(*d, job, &board, err);
 }
 
-/* What reporting a design takes a layer, at most: its table or JSON summary, the
- * design file, fpgaConvNet's latency-driven alternative and freeing it all (10,000-layer
- * chains: 0.45 s on fpgaConvNet, 0.5 s for FINN's 30,000 nodes). */
-#define CM_OUTPUT_S_PER_LAYER 7e-5
+/* What reporting a design takes a layer, at most: its table, fpgaConvNet's
+ * latency-driven alternative and freeing it all; and each JSON text on top (the report,
+ * the design file). Measured on the 10,000-layer FINN chain (30,000 nodes) at a
+ * partition a layer, the most rows a design has: 0.5 s for the whole command with the
+ * table, 0.46 s more for --json and 0.55 s more for the design file. */
+#define CM_OUTPUT_S_PER_LAYER 3e-5
+#define CM_JSON_S_PER_LAYER 6e-5
 #define CM_OUTPUT_MAX_SHARE 0.75
 
 /* The search's share of the time limit, which covers the whole command: what loading
@@ -78,9 +81,9 @@ static cm_status build(const cm_optimise_job *job, cm_design **d, cm_error *err)
 static double search_limit(const cm_optimise_job *job, const cm_design *d)
 {
     const double limit = job->search.time_limit_s;
+    const double per_layer = CM_OUTPUT_S_PER_LAYER + CM_JSON_S_PER_LAYER * job->json_outputs;
     const double report =
-        d ? fmin(CM_OUTPUT_S_PER_LAYER * cm_design_graph(d)->n_layers, CM_OUTPUT_MAX_SHARE * limit)
-          : 0.0;
+        d ? fmin(per_layer * cm_design_graph(d)->n_layers, CM_OUTPUT_MAX_SHARE * limit) : 0.0;
     return fmax(limit - (cm_seconds_now() - job->start_s) - report, 0.001);
 }
 
