@@ -744,8 +744,8 @@ static void random_fitting_choice(cm_design *d, const ex_problem *p, int end, ui
     for (int step = 0;; step++) {
         cm_resources sum = {0};
         for (int i = 0; i < end; i++)
-            ex_res_add(&sum, &p->nodes[i].cfg[choice[i]].res);
-        if (ex_res_fits(&sum, board))
+            cm_resources_add(&sum, &p->nodes[i].cfg[choice[i]].res);
+        if (cm_resources_fit(&sum, board))
             break;
         assert_true(step < EX_RESOURCES * end); /* the least of each resource fits */
         int over = 0;

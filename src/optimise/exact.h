@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cnnmap/board.h>
+
 #include "design/design_internal.h"
 #include "optimise/optimisers.h"
 
@@ -161,8 +163,6 @@ bool ex_out_of_work(const ex_problem *p);
 /* Resource k of r, in cm_resources order (DSP, BRAM18, URAM, LUT, FF). */
 #define EX_RESOURCES 5
 int64_t ex_res_kind(const cm_resources *r, int k);
-void ex_res_add(cm_resources *acc, const cm_resources *r);
-bool ex_res_fits(const cm_resources *r, const cm_resources *max);
 /* qsort's and bsearch's order of doubles, ascending. */
 int ex_cmp_double(const void *a, const void *b);
 /* Sorts v[0..n) ascending and keeps each value once; returns how many are left. */

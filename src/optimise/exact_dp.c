@@ -165,13 +165,13 @@ static double cheap_bound(const ex_problem *p, const ex_segment *s, double *t_fi
         const ex_node *en = &p->nodes[i];
         if (en->n_cfg == 0)
             return INFINITY;
-        ex_res_add(&sum, &en->min_fit);
+        cm_resources_add(&sum, &en->min_fit);
         t = fmax(t, en->fast_alone);
         for (int c = 0; c < en->n_cfg; c++)
             if (en->cfg[c].cycles < witness && ex_bandwidth_ok(p, s, en->cfg[c].cycles))
                 witness = en->cfg[c].cycles;
     }
-    if (!ex_res_fits(&sum, &p->d->limits))
+    if (!cm_resources_fit(&sum, &p->d->limits))
         return INFINITY;
     *t_fit = fmax(t, ex_time_floor(p, s, NULL));
     return ex_cost_floor(p, s, fmax(*t_fit, witness)) / p->clock_hz;
@@ -210,9 +210,9 @@ static int fitting_row(const dp *g, int a)
         for (int i = g->cut[b - 1].node + 1; i <= g->cut[b].node; i++) {
             if (p->nodes[i].n_cfg == 0)
                 return b - a - 1;
-            ex_res_add(&sum, &p->nodes[i].min_fit);
+            cm_resources_add(&sum, &p->nodes[i].min_fit);
         }
-        if (!ex_res_fits(&sum, &p->d->limits))
+        if (!cm_resources_fit(&sum, &p->d->limits))
             break;
     }
     return b - a - 1;

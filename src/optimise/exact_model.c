@@ -31,21 +31,6 @@ int64_t ex_res_kind(const cm_resources *r, int k)
     return v[k];
 }
 
-void ex_res_add(cm_resources *acc, const cm_resources *r)
-{
-    acc->dsp += r->dsp;
-    acc->bram18 += r->bram18;
-    acc->uram += r->uram;
-    acc->lut += r->lut;
-    acc->ff += r->ff;
-}
-
-bool ex_res_fits(const cm_resources *r, const cm_resources *max)
-{
-    return r->dsp <= max->dsp && r->bram18 <= max->bram18 && r->uram <= max->uram &&
-           r->lut <= max->lut && r->ff <= max->ff;
-}
-
 static bool res_eq(const cm_resources *a, const cm_resources *b)
 {
     return a->dsp == b->dsp && a->bram18 == b->bram18 && a->uram == b->uram && a->lut == b->lut &&
@@ -89,7 +74,7 @@ static bool dominates(const ex_config *x, int ix, const ex_config *y, int iy, bo
         return false;
     bool better = false;
     if (x->cycles > y->cycles || !timing_no_worse(&x->timing, &y->timing, &better) ||
-        !ex_res_fits(&x->res, &y->res))
+        !cm_resources_fit(&x->res, &y->res))
         return false;
     if (better || x->cycles < y->cycles || !res_eq(&x->res, &y->res))
         return true;
@@ -163,7 +148,7 @@ static void add_config(ex_problem *p, int i, ex_node *en, const int64_t f[3])
         en->closest_ratio = ratio;
         en->closest = c.res;
     }
-    if (!ex_res_fits(&c.res, &p->d->limits))
+    if (!cm_resources_fit(&c.res, &p->d->limits))
         return;
     if (c.cycles < en->fast_alone)
         en->fast_alone = c.cycles;
@@ -404,9 +389,9 @@ static bool floor_fits(const ex_problem *p, const ex_segment *s, const uint8_t *
             const int steps = cm_count_at_most(en->step_cycles, en->n_steps, t);
             if (steps == 0)
                 return false;
-            ex_res_add(&sum, &en->step_res[steps - 1]);
+            cm_resources_add(&sum, &en->step_res[steps - 1]);
         }
-        return ex_res_fits(&sum, &p->d->limits);
+        return cm_resources_fit(&sum, &p->d->limits);
     }
     int k = 0;
     for (int i = s->first; i < s->end; i++) {
@@ -420,9 +405,9 @@ static bool floor_fits(const ex_problem *p, const ex_segment *s, const uint8_t *
             }
         if (!any)
             return false;
-        ex_res_add(&sum, &least);
+        cm_resources_add(&sum, &least);
     }
-    return ex_res_fits(&sum, &p->d->limits);
+    return cm_resources_fit(&sum, &p->d->limits);
 }
 
 double ex_time_floor(const ex_problem *p, const ex_segment *s, const uint8_t *keep)
@@ -608,7 +593,7 @@ cm_status ex_priced_floors(const ex_problem *p, int first, int end, double *out,
         scale = fmin(scale, p->nodes[i].fast_alone);
         for (int c = 0; c < p->nodes[i].n_cfg; c++)
             most = fmax(most, p->nodes[i].cfg[c].cycles);
-        ex_res_add(&least, &p->nodes[i].min_fit);
+        cm_resources_add(&least, &p->nodes[i].min_fit);
     }
     if (!(scale > 0) || isinf(scale))
         scale = 1.0;
