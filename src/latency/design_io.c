@@ -20,6 +20,7 @@
 
 #include "design/design_file.h"
 #include "design/design_json.h"
+#include "latency/latency_json.h"
 #include "hw/fpgaconvnet_blocks.h"
 #include "util/json_fields.h"
 #include "util/json_file.h"
@@ -634,7 +635,7 @@ void cm_latency_file_free(cm_latency_file *f)
     memset(f, 0, sizeof *f);
 }
 
-static const char *format_of(json_t *root)
+static const char *format_of(const json_t *root)
 {
     return json_string_value(json_object_get(root, "format"));
 }
@@ -650,7 +651,7 @@ bool cm_latency_is_design_file(const char *path)
 
 /* A streaming design of fpgaConvNet on the latency objective with weights reloading:
  * optimise compared it with the latency-driven flow. */
-static bool compared_streaming(json_t *root)
+static bool compared_streaming(const json_t *root)
 {
     const char *format = format_of(root);
     const char *backend = json_string_value(json_object_get(root, "backend"));
@@ -660,11 +661,16 @@ static bool compared_streaming(json_t *root)
            !json_is_false(json_object_get(root, "weights_reloading"));
 }
 
+bool cm_latency_is_choice_json(const json_t *root)
+{
+    const char *format = format_of(root);
+    return (format && strcmp(format, LAT_FORMAT) == 0) || compared_streaming(root);
+}
+
 bool cm_latency_is_choice_file(const char *path)
 {
     json_t *root = cm_json_load_path(path, 0, NULL);
-    const char *format = format_of(root);
-    bool yes = (format && strcmp(format, LAT_FORMAT) == 0) || compared_streaming(root);
+    bool yes = cm_latency_is_choice_json(root);
     json_decref(root);
     return yes;
 }

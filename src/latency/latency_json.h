@@ -24,6 +24,9 @@ json_t *cm_latency_driven_json(const cm_design *d, const cm_latency_choice *c, b
 json_t *cm_latency_choice_json(const cm_design *d, const cm_design_run *run,
                                const cm_latency_choice *c, bool sdf);
 
+/* cm_latency_is_choice_file of a file already parsed. */
+bool cm_latency_is_choice_json(const json_t *root);
+
 /* The latency of the design the choice chose, in seconds. */
 double cm_latency_chosen_s(const cm_latency_choice *c);
 

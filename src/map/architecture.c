@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "map/architecture.h"
 #include "util/json_file.h"
 
 static const char *const names[CM_ARCH_COUNT] = {"streaming", "latency_driven", "nn2fpga",
@@ -21,6 +22,19 @@ const char *cm_architecture_name(cm_architecture a)
     return a >= 0 && a < CM_ARCH_COUNT ? names[a] : "unknown";
 }
 
+cm_status cm_design_json_architecture(const char *path, const json_t *root, cm_architecture *out,
+                                      cm_error *err)
+{
+    const char *format = json_string_value(json_object_get(root, "format"));
+    for (int a = 0; format && a < CM_ARCH_COUNT; a++)
+        if (strcmp(format, formats[a]) == 0) {
+            *out = (cm_architecture)a;
+            return CM_OK;
+        }
+    return cm_error_set(err, CM_EINPUT, "%s: not a cnnmap design file (no known \"format\")",
+                        path);
+}
+
 cm_status cm_design_file_architecture(const char *path, cm_architecture *out, cm_error *err)
 {
     json_error_t jerr;
@@ -28,15 +42,7 @@ cm_status cm_design_file_architecture(const char *path, cm_architecture *out, cm
     if (!root)
         return cm_error_set(err, CM_EINPUT, "%s: %s", path,
                             jerr.line < 0 ? "cannot read the file" : "not a JSON design file");
-    const char *format = json_string_value(json_object_get(root, "format"));
-    cm_status st = cm_error_set(err, CM_EINPUT, "%s: not a cnnmap design file (no known \"format\")",
-                                path);
-    for (int a = 0; format && a < CM_ARCH_COUNT; a++)
-        if (strcmp(format, formats[a]) == 0) {
-            *out = (cm_architecture)a;
-            cm_error_clear(err);
-            st = CM_OK;
-        }
+    cm_status st = cm_design_json_architecture(path, root, out, err);
     json_decref(root);
     return st;
 }
