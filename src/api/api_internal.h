@@ -10,6 +10,7 @@
 #include <cnnmap/error.h>
 
 #include "api/request.h"
+#include "map/architecture.h"
 
 typedef cm_status (*cm_api_handler)(cm_request *req, json_t **reply, cm_error *err);
 
@@ -24,7 +25,8 @@ cm_status cm_api_board(cm_request *req, json_t **reply, cm_error *err);
  * and the JSON evaluate prints for their design files. */
 cm_status cm_api_optimise(cm_request *req, json_t **reply, cm_error *err);
 /* A streaming design file, a latency-driven one or a latency choice file. */
-cm_status cm_api_evaluate_streaming(const char *path, bool sdf, json_t **reply, cm_error *err);
+cm_status cm_api_evaluate_streaming(const char *path, cm_design_file *f, bool sdf,
+                                    json_t **reply, cm_error *err);
 cm_status cm_api_evaluate_nn2fpga(const char *path, json_t **reply, cm_error *err);
 
 /* api_overlay.c, api_multi.c: overlay, multi and compare, and evaluate's JSON for

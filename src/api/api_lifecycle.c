@@ -25,16 +25,16 @@ cm_status cm_api_evaluate(cm_request *req, json_t **reply, cm_error *err)
         st = cm_request_finish(req);
     if (st != CM_OK)
         return st;
-    /* As `cnnmap evaluate`: a file that names no architecture goes to the streaming
-     * reader, whose messages say what is wrong with it. */
-    cm_architecture arch = CM_ARCH_STREAMING;
-    cm_design_file_architecture(path, &arch, err);
-    cm_error_clear(err);
-    switch (arch) {
+    /* As `cnnmap evaluate`: the file is read once. */
+    cm_design_file f;
+    st = cm_design_file_open(path, &f, err);
+    if (st != CM_OK)
+        return st;
+    switch (f.arch) {
     case CM_ARCH_MULTI: return cm_api_evaluate_multi(path, reply, err);
     case CM_ARCH_NN2FPGA: return cm_api_evaluate_nn2fpga(path, reply, err);
     case CM_ARCH_OVERLAY: return cm_api_evaluate_overlay(path, reply, err);
-    default: return cm_api_evaluate_streaming(path, sdf, reply, err);
+    default: return cm_api_evaluate_streaming(path, &f, sdf, reply, err);
     }
 }
 

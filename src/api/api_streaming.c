@@ -310,19 +310,14 @@ static cm_status evaluate_choice(const char *path, bool sdf, json_t **reply, cm_
     return st;
 }
 
-cm_status cm_api_evaluate_streaming(const char *path, bool sdf, json_t **reply, cm_error *err)
+cm_status cm_api_evaluate_streaming(const char *path, cm_design_file *f, bool sdf, json_t **reply,
+                                    cm_error *err)
 {
-    cm_architecture arch = CM_ARCH_STREAMING;
-    cm_error ignored = {0};
-    cm_design_file_architecture(path, &arch, &ignored);
-    if (arch == CM_ARCH_LATENCY_DRIVEN || cm_latency_is_choice_file(path))
+    if (f->arch == CM_ARCH_LATENCY_DRIVEN)
         return evaluate_choice(path, sdf, reply, err);
-    cm_design *d = NULL;
-    cm_design_run run;
-    cm_status st = cm_design_load(path, &d, &run, err);
-    if (st == CM_OK)
-        st = report_streaming(d, &run, sdf, path, NULL, reply, err);
-    cm_design_free(d);
+    cm_status st = report_streaming(f->design, &f->run, sdf, path, NULL, reply, err);
+    cm_design_free(f->design);
+    f->design = NULL;
     return st;
 }
 

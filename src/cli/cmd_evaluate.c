@@ -13,10 +13,7 @@
 #include "cli/latency_report.h"
 #include "cli/nn2fpga_report.h"
 #include "cli/overlay_report.h"
-#include "design/design_file.h"
-#include "latency/latency_json.h"
 #include "map/architecture.h"
-#include "util/json_file.h"
 
 const char cm_cli_evaluate_usage[] =
     "usage: cnnmap evaluate DESIGN.json [--json | --csv] [--sdf]\n\n"
@@ -68,37 +65,21 @@ int cm_cli_evaluate(int argc, char **argv)
         return cm_cli_usage_error("evaluate", optind >= argc ? "no DESIGN.json given"
                                                              : "more than one design given");
     const char *path = argv[optind];
-    /* Parsed once: a 10,000-node design file took most of the command to parse, and
-     * it was parsed three times (its kind, the choice, the design). Each architecture's
-     * reader re-derives the figures from the recorded decisions, without searching, and
-     * checks every constraint (exit 3 names the node, layer, block or resource). A file
-     * that names no architecture goes to the streaming reader, whose messages say what
-     * is wrong with it. */
+    /* Each architecture's reader re-derives the figures from the recorded decisions,
+     * without searching, and checks every constraint (exit 3 names the node, layer,
+     * block or resource). */
     cm_error err = {0};
-    json_t *root = NULL;
-    if (cm_json_file_read(path, &root, &err) != CM_OK)
+    cm_design_file f;
+    if (cm_design_file_open(path, &f, &err) != CM_OK)
         return cm_cli_fail(&err);
-    cm_architecture arch = CM_ARCH_STREAMING;
-    cm_design_json_architecture(path, root, &arch, &err);
-    /* fpgaConvNet on the latency objective: the file records both flows' designs */
-    if (arch == CM_ARCH_STREAMING && cm_latency_is_choice_json(root))
-        arch = CM_ARCH_LATENCY_DRIVEN;
-    cm_design *d = NULL;
-    cm_design_run run;
-    cm_status st = CM_OK;
-    if (arch == CM_ARCH_STREAMING)
-        st = cm_design_load_json(path, root, &d, &run, &err);
-    json_decref(root);
-    switch (arch) {
+    switch (f.arch) {
     case CM_ARCH_MULTI: return cm_cli_multi_evaluate(path, format);
     case CM_ARCH_NN2FPGA: return evaluate_nn2fpga(path, format);
     case CM_ARCH_OVERLAY: return cm_cli_overlay_evaluate(path, format);
     case CM_ARCH_LATENCY_DRIVEN: return cm_cli_latency_evaluate(path, format, sdf);
     default: break;
     }
-    if (st != CM_OK)
-        return cm_cli_fail(&err);
-    rc = cm_cli_report_design(d, &run, format, sdf, path, NULL);
-    cm_design_free(d);
+    rc = cm_cli_report_design(f.design, &f.run, format, sdf, path, NULL);
+    cm_design_free(f.design);
     return rc;
 }

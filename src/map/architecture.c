@@ -6,6 +6,8 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "design/design_file.h"
+#include "latency/latency_json.h"
 #include "map/architecture.h"
 #include "util/json_file.h"
 
@@ -43,6 +45,24 @@ cm_status cm_design_file_architecture(const char *path, cm_architecture *out, cm
         return cm_error_set(err, CM_EINPUT, "%s: %s", path,
                             jerr.line < 0 ? "cannot read the file" : "not a JSON design file");
     cm_status st = cm_design_json_architecture(path, root, out, err);
+    json_decref(root);
+    return st;
+}
+
+cm_status cm_design_file_open(const char *path, cm_design_file *out, cm_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->arch = CM_ARCH_STREAMING;
+    json_t *root = NULL;
+    cm_status st = cm_json_file_read(path, &root, err);
+    if (st != CM_OK)
+        return st;
+    cm_error ignored = {0};
+    cm_design_json_architecture(path, root, &out->arch, &ignored);
+    if (out->arch == CM_ARCH_STREAMING && cm_latency_is_choice_json(root))
+        out->arch = CM_ARCH_LATENCY_DRIVEN;
+    if (out->arch == CM_ARCH_STREAMING)
+        st = cm_design_load_json(path, root, &out->design, &out->run, err);
     json_decref(root);
     return st;
 }
