@@ -160,9 +160,15 @@ static void add_config(ex_problem *p, int i, ex_node *en, const int64_t f[3])
     en->cfg[en->n_cfg++] = c;
 }
 
+/* A configuration's cycles and resources: all the staircase reads of it. */
+typedef struct step_point {
+    double cycles;
+    cm_resources res;
+} step_point;
+
 static int cmp_cycles(const void *a, const void *b)
 {
-    const double x = ((const ex_config *)a)->cycles, y = ((const ex_config *)b)->cycles;
+    const double x = ((const step_point *)a)->cycles, y = ((const step_point *)b)->cycles;
     return (x > y) - (x < y);
 }
 
@@ -172,14 +178,15 @@ static int cmp_cycles(const void *a, const void *b)
  * fpgaConvNet on a U250 took more than 30 s on one thread). */
 static cm_status steps_init(ex_node *en, cm_error *err)
 {
-    ex_config *by = malloc(((size_t)en->n_cfg + 1) * sizeof *by);
+    step_point *by = malloc(((size_t)en->n_cfg + 1) * sizeof *by);
     en->step_cycles = malloc(((size_t)en->n_cfg + 1) * sizeof *en->step_cycles);
     en->step_res = malloc(((size_t)en->n_cfg + 1) * sizeof *en->step_res);
     if (!by || !en->step_cycles || !en->step_res) {
         free(by);
         return cm_error_nomem(err);
     }
-    memcpy(by, en->cfg, (size_t)en->n_cfg * sizeof *by);
+    for (int c = 0; c < en->n_cfg; c++)
+        by[c] = (step_point){en->cfg[c].cycles, en->cfg[c].res};
     qsort(by, (size_t)en->n_cfg, sizeof *by, cmp_cycles);
     cm_resources least = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
     en->n_steps = 0;
