@@ -23,21 +23,62 @@ void cm_design_options_init(cm_design_options *o)
     cm_util_caps_set_all(&o->max_util, 1.0);
 }
 
-static void memo_init(cm_design *d, int i)
+/* Entries in node i's memo: one per valid folding, 0 where the space is too large to
+ * tabulate. */
+static size_t memo_entries(const cm_design *d, int i)
 {
     const cm_hd_node *n = &d->hd.nodes[i];
     int64_t entries = (int64_t)n->fold[0].count * n->fold[1].count * n->fold[2].count;
-    if (entries <= 0 || entries > CM_MEMO_MAX_ENTRIES)
+    return entries <= 0 || entries > CM_MEMO_MAX_ENTRIES ? 0 : (size_t)entries;
+}
+
+/* Each node's memo is a slice of one table of slots, one per valid folding, and a slot
+ * names a cost in one pool, where costs are appended as they are first asked for.
+ * Costs kept a node at a time (about 130 bytes a folding) put every node's first cost
+ * on a page of its own: on a 30,000-node design that was a page fault a node, a tenth
+ * of making it, and most of its memory. The memo is only a cache: without memory for
+ * it, every node is costed directly. */
+static void memo_init(cm_design *d)
+{
+    size_t total = 0;
+    for (int i = 0; i < d->hd.n_nodes; i++)
+        total += memo_entries(d, i);
+    if (total == 0)
         return;
-    d->memo[i].cost = malloc((size_t)entries * sizeof *d->memo[i].cost);
-    d->memo[i].known = calloc((size_t)entries, 1);
-    if (!d->memo[i].cost || !d->memo[i].known) {
-        /* The memo is only a cache: without it the node is costed directly. */
-        free(d->memo[i].cost);
-        free(d->memo[i].known);
-        d->memo[i].cost = NULL;
-        d->memo[i].known = NULL;
+    d->memo_slots = calloc(total, sizeof *d->memo_slots);
+    d->memo_cap = (size_t)d->hd.n_nodes + 16;
+    d->memo_pool = malloc(d->memo_cap * sizeof *d->memo_pool);
+    if (!d->memo_slots || !d->memo_pool) {
+        free(d->memo_slots);
+        free(d->memo_pool);
+        d->memo_slots = NULL;
+        d->memo_pool = NULL;
+        return;
     }
+    size_t at = 0;
+    for (int i = 0; i < d->hd.n_nodes; i++) {
+        const size_t entries = memo_entries(d, i);
+        if (entries > 0)
+            d->memo[i] = d->memo_slots + at;
+        at += entries;
+    }
+}
+
+/* A new slot in the pool for a cost (its number, from 1), or 0 when the pool can grow
+ * no more: the cost is then not kept. */
+static uint32_t memo_append(cm_design *d, const cm_block_cost *c)
+{
+    if (d->memo_len == d->memo_cap) {
+        if (d->memo_cap >= UINT32_MAX / 2)
+            return 0;
+        cm_block_cost *grown = realloc(d->memo_pool, 2 * d->memo_cap * sizeof *grown);
+        if (!grown)
+            return 0;
+        d->memo_pool = grown;
+        d->memo_cap *= 2;
+    }
+    d->memo_pool[d->memo_len++] = *c;
+    return (uint32_t)d->memo_len;
 }
 
 /* v's position in the sorted valid list, -1 when absent. Halving without a branch on
@@ -71,15 +112,16 @@ static void cost_lookup(const cm_design *d, int i, const int64_t f_in[3], const 
                         cm_block_cost *out)
 {
     const cm_hd_node *n = &d->hd.nodes[i];
-    cm_memo *m = &d->memo[i];
-    if (m->cost && idx[0] >= 0 && idx[1] >= 0 && idx[2] >= 0) {
+    uint32_t *slots = d->memo[i];
+    if (slots && idx[0] >= 0 && idx[1] >= 0 && idx[2] >= 0) {
         size_t k = ((size_t)idx[0] * (size_t)n->fold[1].count + (size_t)idx[1]) *
                        (size_t)n->fold[2].count + (size_t)idx[2];
-        if (!m->known[k]) {
-            cm_hd_node_cost(n, f_in[0], f_in[1], f_in[2], &m->cost[k]);
-            m->known[k] = 1;
+        if (slots[k]) {
+            *out = d->memo_pool[slots[k] - 1];
+            return;
         }
-        *out = m->cost[k];
+        cm_hd_node_cost(n, f_in[0], f_in[1], f_in[2], out);
+        slots[k] = memo_append((cm_design *)d, out);
         return;
     }
     /* A value outside the valid list (a hand-edited design) is costed at the nearest
@@ -460,8 +502,7 @@ cm_status cm_design_create(cm_graph *graph, const cm_board *board, const cm_desi
         cm_design_free(d);
         return st;
     }
-    for (int i = 0; i < d->hd.n_nodes; i++)
-        memo_init(d, i);
+    memo_init(d);
     d->total_macs = cm_graph_totals_of(graph).macs;
     d->graph = graph;
     design_reset(d);
@@ -473,11 +514,8 @@ void cm_design_free(cm_design *d)
 {
     if (!d)
         return;
-    if (d->memo)
-        for (int i = 0; i < d->hd.n_nodes; i++) {
-            free(d->memo[i].cost);
-            free(d->memo[i].known);
-        }
+    free(d->memo_slots);
+    free(d->memo_pool);
     free(d->memo);
     free(d->journal_fold);
     free(d->journal_mark);

@@ -14,12 +14,6 @@ typedef struct cm_node_state {
     cm_block_cost cost;
 } cm_node_state;
 
-/* Lazily filled table of a node's cost at every valid folding. */
-typedef struct cm_memo {
-    cm_block_cost *cost; /* NULL when the folding space is too large to tabulate */
-    uint8_t *known;
-} cm_memo;
-
 typedef struct cm_part {
     int first, end;         /* nodes [first, end) */
     double interval;        /* slowest node's cycles per sample */
@@ -43,7 +37,10 @@ struct cm_design {
     double clock_hz;
     uint64_t total_macs;
     cm_node_state *state;
-    cm_memo *memo;
+    uint32_t **memo;        /* per node: its memo's slots, NULL when it has none */
+    uint32_t *memo_slots;   /* every node's slots, one after another (memo_init) */
+    cm_block_cost *memo_pool; /* slot s's cost is memo_pool[s - 1]; 0: not yet costed */
+    size_t memo_len, memo_cap;
     int *part_of;
     int n_parts;
     cm_part *parts;         /* capacity n_nodes */
