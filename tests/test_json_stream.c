@@ -1,6 +1,6 @@
 /* The streamed JSON writer (util/json_stream.h) prints what jansson's dump of the whole
  * tree prints, byte for byte, for every layout the CLI and the design files use; and a
- * design's streamed report equals its report tree's dump. */
+ * design's streamed report (and the latency choice's) equals its report tree's dump. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,11 +12,16 @@
 #include <stdio.h>
 
 #include "test_support.h"
+#include "design/design_file.h"
 #include "design/design_json.h"
+#include "latency/latency_json.h"
 #include "util/json_file.h"
 #include "util/json_stream.h"
 
 #include <cnnmap/design.h>
+#include <cnnmap/design_io.h>
+#include <cnnmap/latency.h>
+#include <cnnmap/optimise.h>
 
 static const size_t LAYOUTS[] = {
     JSON_INDENT(1) | JSON_PRESERVE_ORDER | CM_JSON_PRINT_FLAGS,
@@ -150,6 +155,74 @@ static void test_design_report(void **state)
     cm_design_free(d);
 }
 
+/* The member `key` of the JSON file at path (taken), dumped in the design files' layout;
+ * key NULL: the whole file without its "latency_driven" member. */
+static char *file_part(const char *path, const char *key)
+{
+    json_t *root = json_load_file(path, 0, NULL);
+    assert_non_null(root);
+    json_t *part = key ? json_incref(json_object_get(root, key)) : json_incref(root);
+    assert_non_null(part);
+    if (!key)
+        assert_int_equal(json_object_del(part, "latency_driven"), 0);
+    char *text = json_dumps(part, CM_DESIGN_FILE_FLAGS);
+    json_decref(part);
+    json_decref(root);
+    return text;
+}
+
+/* LeNet on fpgaConvNet at batch 1 on the latency objective: both flows are compared, and
+ * the report of the choice is streamed too. On a Zedboard the latency-driven design is
+ * chosen (its figures replace the report's, which move after the tables), on a U250 the
+ * partitioned one; each with bounds from both, the report against its tree's dump and
+ * the saved file's partitioned design against that design's file tree. */
+static void test_latency_choice(void **state)
+{
+    (void)state;
+    char path[1024], saved[1024];
+    cm_test_shared_model("lenet.onnx", path, sizeof path);
+    const char *boards[] = {"zedboard", "u250"};
+    for (int b = 0; b < 2; b++) {
+        cm_design *d = cm_test_design(path, boards[b], CM_BACKEND_FPGACONVNET, 16, true);
+        cm_design_run run = {.optimiser = CM_OPTIMISER_RULE};
+        cm_optimise_options o = {.optimiser = CM_OPTIMISER_RULE};
+        cm_error err = {0};
+        assert_int_equal(cm_optimise(d, &o, &run.result, &err), CM_OK);
+        run.result.has_lower_bound = true;
+        run.result.lower_bound_s = 1e-6;
+        cm_latency_choice c;
+        cm_latency_choose(d, &run, &c);
+        assert_int_equal(c.chose_latency, b == 0);
+        c.has_lower_bound = true;
+        c.lower_bound_s = 2e-6;
+        const size_t flags = JSON_INDENT(1) | JSON_PRESERVE_ORDER | CM_JSON_PRINT_FLAGS;
+        json_t *tree = cm_latency_choice_json(d, &run, &c, true);
+        assert_non_null(tree);
+        char *want = json_dumps(tree, flags);
+        json_decref(tree);
+        cm_strbuf out = {0};
+        assert_true(cm_latency_choice_write(d, &run, &c, true, &out, flags));
+        char *got = cm_strbuf_take(&out);
+        assert_string_equal(got, want);
+        free(got);
+        free(want);
+
+        cm_test_write_temp("", 0, ".json", saved, sizeof saved);
+        assert_int_equal(cm_latency_choice_save(d, &run, &c, saved, &err), CM_OK);
+        got = file_part(saved, c.chose_latency ? "throughput_driven" : NULL);
+        tree = cm_design_file_json(d, &run);
+        assert_non_null(tree);
+        want = json_dumps(tree, CM_DESIGN_FILE_FLAGS);
+        json_decref(tree);
+        assert_string_equal(got, want);
+        free(got);
+        free(want);
+        remove(saved);
+        cm_latency_choice_free(&c);
+        cm_design_free(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +230,7 @@ int main(void)
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_failures),
         cmocka_unit_test(test_design_report),
+        cmocka_unit_test(test_latency_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

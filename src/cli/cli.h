@@ -8,6 +8,8 @@
 #include <jansson.h>
 #include <cnnmap/error.h>
 
+#include "util/strbuf.h"
+
 /* How a command prints its result: the text tables, the JSON object of cli.md, or
  * (--csv) that object's per-layer table as CSV. */
 typedef enum cm_cli_format { CM_CLI_TEXT, CM_CLI_JSON, CM_CLI_CSV } cm_cli_format;
@@ -111,6 +113,11 @@ int cm_cli_print_json(json_t *obj);
 /* Writes a command's whole output text and a line end to stdout; CM_EINTERNAL with
  * the message when that fails. */
 int cm_cli_print_text(const char *text, size_t len);
+/* The last step of a JSON report written into memory (`built`: its writer's verdict)
+ * before the design file was saved (`saved`: that step's exit code, CM_OK when there
+ * was none): prints it when both succeeded, and frees it. Written first, a report
+ * that fails leaves neither a design file nor half an object on stdout. */
+int cm_cli_print_report(cm_strbuf *text, bool built, int saved);
 /* Prints a command's JSON object as format says: JSON as cm_cli_print_json does; CSV
  * as its table (the first of its "nodes", "layers", "models" or "boards" arrays,
  * util/csv.h). Takes obj, which may be NULL (the one error line). */

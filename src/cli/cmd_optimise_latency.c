@@ -17,6 +17,7 @@
 #include "cli/latency_report.h"
 #include "design/design_outcome.h"
 #include "latency/latency_json.h"
+#include "util/json_file.h"
 
 static const char *layer_name(const cm_design *d, int i)
 {
@@ -162,7 +163,13 @@ static int save_choice(const cm_design *d, const cm_design_run *run, const cm_la
 static int print_json(const cm_design *d, const cm_design_run *run, const cm_latency_choice *o, bool sdf,
                       const char *output, cm_cli_format format)
 {
-    json_t *obj = cm_latency_choice_json(d, run, o, sdf);
+    if (format == CM_CLI_JSON) {
+        cm_strbuf text = {0};
+        bool built = cm_latency_choice_write(d, run, o, sdf, &text,
+                                             JSON_INDENT(1) | JSON_PRESERVE_ORDER | CM_JSON_PRINT_FLAGS);
+        return cm_cli_print_report(&text, built, built ? save_choice(d, run, o, output) : CM_OK);
+    }
+    json_t *obj = cm_latency_choice_json(d, run, o, sdf); /* CSV reads the tree's table */
     if (!obj)
         return cm_cli_print_json(NULL);
     int rc = save_choice(d, run, o, output);

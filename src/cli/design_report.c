@@ -100,25 +100,14 @@ int cm_cli_save_design(const cm_design *d, const cm_design_run *run, const char 
     return CM_OK;
 }
 
-/* The JSON report is written into memory before the design file: a failure to write
- * it must not leave a design file behind, nor half an object on stdout. It is streamed
- * rather than built as one tree (a 10,000-node design's tree took a third of the
- * command). CSV reads the tree's tables. */
+/* Streamed rather than built as one tree (a 10,000-node design's tree took a third of
+ * the command); CSV reads the tree's tables. */
 static int print_design_json(const cm_design *d, const cm_design_run *run, const char *output)
 {
     cm_strbuf text = {0};
-    if (!cm_design_report_write(d, run, &text,
-                                JSON_INDENT(1) | JSON_PRESERVE_ORDER | CM_JSON_PRINT_FLAGS)) {
-        free(cm_strbuf_take(&text));
-        return cm_cli_print_json(NULL);
-    }
-    int rc = cm_cli_save_design(d, run, output);
-    size_t len = text.len;
-    char *data = cm_strbuf_take(&text);
-    if (rc == CM_OK)
-        rc = cm_cli_print_text(data, len);
-    free(data);
-    return rc;
+    bool built = cm_design_report_write(d, run, &text,
+                                        JSON_INDENT(1) | JSON_PRESERVE_ORDER | CM_JSON_PRINT_FLAGS);
+    return cm_cli_print_report(&text, built, built ? cm_cli_save_design(d, run, output) : CM_OK);
 }
 
 int cm_cli_print_design(const cm_design *d, const cm_design_run *run, cm_cli_format format,

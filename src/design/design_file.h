@@ -8,8 +8,12 @@
 #include <jansson.h>
 #include <cnnmap/design_io.h>
 
+#include "util/json_stream.h"
+
 /* The object cm_design_save writes; NULL on out-of-memory. */
 json_t *cm_design_file_json(const cm_design *d, const cm_design_run *run);
+/* The same object's members streamed into the object open in s, a node at a time. */
+void cm_design_stream_file(cm_json_stream *s, const cm_design *d, const cm_design_run *run);
 
 /* cm_design_load of an object parsed from `path` (messages name `path`; the model
  * path is resolved beside it). Keys it does not know are left to the caller. */

@@ -87,22 +87,28 @@ json_t *cm_design_file_json(const cm_design *d, const cm_design_run *run)
     return cm_json_finish(o, ok);
 }
 
+void cm_design_stream_file(cm_json_stream *s, const cm_design *d, const cm_design_run *run)
+{
+    json_t *head = cm_design_report_head_json(d, run);
+    cm_json_stream_members(s, head ? file_header_json(d, run, head) : NULL);
+    cm_design_stream_nodes(s, d);
+    if (d->fifo)
+        cm_json_stream_put(s, "fifo_depths", fifo_depths_json(d->fifo));
+    cm_json_stream_open(s, "summary", '{');
+    cm_json_stream_members(s, head);
+    cm_design_stream_partitions(s, d);
+    cm_json_stream_close(s);
+}
+
 /* cm_design_file_json's object, streamed: a 10,000-node file's tree took most of
  * writing it. */
 cm_status cm_design_save(const cm_design *d, const cm_design_run *run, const char *path,
                          cm_error *err)
 {
-    json_t *head = cm_design_report_head_json(d, run);
     cm_strbuf text = {0};
     cm_json_stream s;
-    cm_json_stream_begin(&s, &text, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-    cm_json_stream_members(&s, head ? file_header_json(d, run, head) : NULL);
-    cm_design_stream_nodes(&s, d);
-    if (d->fifo)
-        cm_json_stream_put(&s, "fifo_depths", fifo_depths_json(d->fifo));
-    cm_json_stream_open(&s, "summary", '{');
-    cm_json_stream_members(&s, head);
-    cm_design_stream_partitions(&s, d);
+    cm_json_stream_begin(&s, &text, CM_DESIGN_FILE_FLAGS);
+    cm_design_stream_file(&s, d, run);
     return cm_json_text_write(path, &text, cm_json_stream_end(&s), err);
 }
 

@@ -735,36 +735,42 @@ static json_t *alternative_json(const cm_design *d, const cm_design_run *run,
     return alt ? cm_json_finish(alt, ok) : NULL;
 }
 
+/* The partitioned design's file is streamed inside the choice's (a 10,000-node file's
+ * tree took most of writing it); the latency-driven design's part is a tree. */
 cm_status cm_latency_choice_save(const cm_design *partitioned, const cm_design_run *run,
                                  const cm_latency_choice *c, const char *path, cm_error *err)
 {
     cm_latency_options o;
     choice_options(partitioned, run, &o);
-    json_t *root = NULL, *other = NULL;
-    bool ok;
+    json_t *latency_part;
     if (c->chose_latency) {
-        root = file_json(cm_design_model_path(partitioned), cm_design_board_ref(partitioned),
-                         cm_design_graph(partitioned), &o, &c->ld, err);
-        other = root ? cm_design_file_json(partitioned, run) : NULL;
-        ok = root && other;
-        if (ok) {
-            cm_json_put(root, "comparison", comparison_json(c), &ok);
-            cm_json_put(root, "throughput_driven", other, &ok);
-        } else {
-            json_decref(other);
+        latency_part = file_json(cm_design_model_path(partitioned), cm_design_board_ref(partitioned),
+                                 cm_design_graph(partitioned), &o, &c->ld, err);
+        bool ok = latency_part != NULL;
+        if (ok)
+            cm_json_put(latency_part, "comparison", comparison_json(c), &ok);
+        if (!ok) {
+            json_decref(latency_part);
+            latency_part = NULL;
         }
     } else {
-        root = cm_design_file_json(partitioned, run);
-        other = root ? alternative_json(partitioned, run, c, err) : NULL;
-        ok = root && other;
-        if (ok)
-            cm_json_put(root, "latency_driven", other, &ok);
+        latency_part = alternative_json(partitioned, run, c, err);
     }
-    if (!ok) {
-        json_decref(root);
+    if (!latency_part)
         return err && err->code != CM_OK ? err->code : cm_error_nomem(err);
+    cm_strbuf text = {0};
+    cm_json_stream s;
+    cm_json_stream_begin(&s, &text, CM_DESIGN_FILE_FLAGS);
+    if (c->chose_latency) {
+        cm_json_stream_members(&s, latency_part);
+        cm_json_stream_open(&s, "throughput_driven", '{');
+        cm_design_stream_file(&s, partitioned, run);
+        cm_json_stream_close(&s);
+    } else {
+        cm_design_stream_file(&s, partitioned, run);
+        cm_json_stream_put(&s, "latency_driven", latency_part);
     }
-    return cm_design_json_save(path, root, err);
+    return cm_json_text_write(path, &text, cm_json_stream_end(&s), err);
 }
 
 static cm_status read_comparison(lreader *r, json_t *body, cm_latency_choice *c)

@@ -3,6 +3,8 @@
  * that a figure jansson refuses (not finite) or a failed allocation gives NULL rather
  * than an object with a key silently missing. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "design/design_json.h"
 #include "latency/latency_json.h"
@@ -191,15 +193,78 @@ static void put_lower_bound(json_t *obj, const cm_latency_choice *c, bool *ok)
     }
 }
 
+/* The report obj (whole or its head) made the choice's: false when a figure could not
+ * be put. */
+static bool choice_over(json_t *obj, const cm_design *d, const cm_latency_choice *c, bool sdf)
+{
+    bool ok = !c->chose_latency || adopt_latency(obj, c);
+    put_lower_bound(obj, c, &ok);
+    cm_json_put(obj, "chosen", json_string(c->chose_latency ? "latency_driven" : "throughput_driven"), &ok);
+    cm_json_put(obj, "latency_driven", cm_latency_driven_json(d, c, sdf), &ok);
+    return ok;
+}
+
 json_t *cm_latency_choice_json(const cm_design *d, const cm_design_run *run,
                                const cm_latency_choice *c, bool sdf)
 {
     json_t *obj = cm_design_report_json(d, run);
     if (!obj)
         return NULL;
-    bool ok = !c->chose_latency || adopt_latency(obj, c);
-    put_lower_bound(obj, c, &ok);
-    cm_json_put(obj, "chosen", json_string(c->chose_latency ? "latency_driven" : "throughput_driven"), &ok);
-    cm_json_put(obj, "latency_driven", cm_latency_driven_json(d, c, sdf), &ok);
+    bool ok = choice_over(obj, d, c, sdf);
     return cm_json_finish(obj, ok);
+}
+
+/* The members of o after the one named `last`, moved into a new object in their order;
+ * NULL when out of memory. */
+static json_t *members_after(json_t *o, const char *last)
+{
+    json_t *tail = json_object();
+    bool after = false, ok = tail != NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+        if (after && ok)
+            ok = json_object_set(tail, key, v) == 0;
+        after = after || strcmp(key, last) == 0;
+    }
+    json_object_foreach(tail, key, v)
+        json_object_del(o, key);
+    if (!ok) {
+        json_decref(tail);
+        return NULL;
+    }
+    return tail;
+}
+
+/* The name of o's last member, copied; NULL when o has none or memory runs out. */
+static char *last_member(json_t *o)
+{
+    const char *key, *last = NULL;
+    json_t *v;
+    json_object_foreach(o, key, v)
+        last = key;
+    return last ? strdup(last) : NULL;
+}
+
+bool cm_latency_choice_write(const cm_design *d, const cm_design_run *run,
+                             const cm_latency_choice *c, bool sdf, cm_strbuf *out, size_t flags)
+{
+    /* The choice rewrites the head's members in place and adds its own after them,
+     * which the whole tree holds after the tables: they are split off and follow. */
+    json_t *head = cm_design_report_head_json(d, run);
+    char *last = head ? last_member(head) : NULL;
+    bool ok = last && choice_over(head, d, c, sdf);
+    json_t *tail = ok ? members_after(head, last) : NULL;
+    free(last);
+    if (!tail) {
+        json_decref(head);
+        head = NULL;
+    }
+    cm_json_stream s;
+    cm_json_stream_begin(&s, out, flags);
+    cm_json_stream_members(&s, head);
+    cm_design_stream_partitions(&s, d);
+    cm_design_stream_nodes(&s, d);
+    cm_json_stream_members(&s, tail);
+    return cm_json_stream_end(&s);
 }

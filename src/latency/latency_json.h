@@ -12,6 +12,8 @@
 #include <cnnmap/design_io.h>
 #include <cnnmap/latency.h>
 
+#include "util/strbuf.h"
+
 /* The "latency_driven" object: the reference architecture, the schedule of subgraphs
  * and the figures (with sdf, the SDF matrices), or {"available": false, "message"}
  * when the flow failed. NULL when out of memory or a figure is not finite. */
@@ -23,6 +25,12 @@ json_t *cm_latency_driven_json(const cm_design *d, const cm_latency_choice *c, b
  * and "latency_driven". NULL when out of memory or a figure is not finite. */
 json_t *cm_latency_choice_json(const cm_design *d, const cm_design_run *run,
                                const cm_latency_choice *c, bool sdf);
+
+/* The same object written into out (jansson's dump flags) as json_dumps would print
+ * it, its tables streamed a node at a time; false when out of memory or a figure is
+ * not finite, out's text then incomplete. */
+bool cm_latency_choice_write(const cm_design *d, const cm_design_run *run,
+                             const cm_latency_choice *c, bool sdf, cm_strbuf *out, size_t flags);
 
 /* cm_latency_is_choice_file of a file already parsed. */
 bool cm_latency_is_choice_json(const json_t *root);

@@ -128,8 +128,7 @@ json_t *cm_design_json_with_report(json_t *header, json_t *report)
 
 cm_status cm_design_json_save(const char *path, json_t *o, cm_error *err)
 {
-    cm_status st = cm_json_file_write(
-        path, o, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17), err);
+    cm_status st = cm_json_file_write(path, o, CM_DESIGN_FILE_FLAGS, err);
     json_decref(o);
     return st;
 }

@@ -38,9 +38,12 @@ cm_status cm_json_text_write(const char *path, cm_strbuf *text, bool built, cm_e
  * when either is NULL or memory runs out. */
 json_t *cm_design_json_with_report(json_t *header, json_t *report);
 
-/* Writes a design file in key order, its reals at 17 digits so that the figures read
- * back are the very doubles written (evaluate then prints what the writer printed), and
- * releases o (NULL, a builder's failure, is CM_EINTERNAL naming the file). */
+/* A design file's layout: keys in order, reals at 17 digits so that the figures read
+ * back are the very doubles written (evaluate then prints what the writer printed). */
+#define CM_DESIGN_FILE_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+
+/* Writes a design file in that layout and releases o (NULL, a builder's failure, is
+ * CM_EINTERNAL naming the file). */
 cm_status cm_design_json_save(const char *path, json_t *o, cm_error *err);
 
 /* A model or board that a design file names and that cannot be used makes the design
