@@ -113,11 +113,17 @@ int cm_cli_print_json(json_t *obj);
 /* Writes a command's whole output text and a line end to stdout; CM_EINTERNAL with
  * the message when that fails. */
 int cm_cli_print_text(const char *text, size_t len);
+/* The end of a command that saved the design file `output` (NULL: none) before it
+ * printed its answer (rc: the printing's exit code): stdout is flushed, and when the
+ * answer could not be written the file is removed, so that a failure leaves no file
+ * behind. Says "cannot write to standard output" once. */
+int cm_cli_printed(int rc, const char *output);
 /* The last step of a JSON report written into memory (`built`: its writer's verdict)
- * before the design file was saved (`saved`: that step's exit code, CM_OK when there
- * was none): prints it when both succeeded, and frees it. Written first, a report
- * that fails leaves neither a design file nor half an object on stdout. */
-int cm_cli_print_report(cm_strbuf *text, bool built, int saved);
+ * before the design file `output` was saved (`saved`: that step's exit code, CM_OK
+ * when there was none): prints it when both succeeded (cm_cli_printed), and frees it.
+ * Written first, a report that fails leaves neither a design file nor half an object
+ * on stdout. */
+int cm_cli_print_report(cm_strbuf *text, bool built, int saved, const char *output);
 /* Prints a command's JSON object as format says: JSON as cm_cli_print_json does; CSV
  * as its table (the first of its "nodes", "layers", "models" or "boards" arrays,
  * util/csv.h). Takes obj, which may be NULL (the one error line). */

@@ -167,7 +167,8 @@ static int print_json(const cm_design *d, const cm_design_run *run, const cm_lat
         cm_strbuf text = {0};
         bool built = cm_latency_choice_write(d, run, o, sdf, &text,
                                              JSON_INDENT(1) | JSON_PRESERVE_ORDER | CM_JSON_PRINT_FLAGS);
-        return cm_cli_print_report(&text, built, built ? save_choice(d, run, o, output) : CM_OK);
+        return cm_cli_print_report(&text, built, built ? save_choice(d, run, o, output) : CM_OK,
+                                   output);
     }
     json_t *obj = cm_latency_choice_json(d, run, o, sdf); /* CSV reads the tree's table */
     if (!obj)
@@ -177,7 +178,7 @@ static int print_json(const cm_design *d, const cm_design_run *run, const cm_lat
         json_decref(obj);
         return rc;
     }
-    return cm_cli_print_as(obj, format);
+    return cm_cli_printed(cm_cli_print_as(obj, format), output);
 }
 
 static int print_report(const cm_design *d, const cm_design_run *run, const cm_latency_choice *o,
@@ -186,14 +187,14 @@ static int print_report(const cm_design *d, const cm_design_run *run, const cm_l
     if (format != CM_CLI_TEXT)
         return print_json(d, run, o, sdf, output, format);
     int rc = save_choice(d, run, o, output);
-    if (rc == CM_OK)
-        rc = cm_cli_print_design(d, run, CM_CLI_TEXT, NULL);
+    if (rc != CM_OK)
+        return rc;
+    rc = cm_cli_print_design(d, run, CM_CLI_TEXT, NULL);
     if (rc == CM_OK) {
         print_section(d, o, sdf);
         print_choice(o, run);
-        rc = fflush(stdout) != 0 ? CM_EINTERNAL : rc;
     }
-    return rc;
+    return cm_cli_printed(rc, output);
 }
 
 int cm_cli_latency_report(const cm_design *d, const cm_design_run *run,

@@ -107,7 +107,8 @@ static int print_design_json(const cm_design *d, const cm_design_run *run, const
     cm_strbuf text = {0};
     bool built = cm_design_report_write(d, run, &text,
                                         JSON_INDENT(1) | JSON_PRESERVE_ORDER | CM_JSON_PRINT_FLAGS);
-    return cm_cli_print_report(&text, built, built ? cm_cli_save_design(d, run, output) : CM_OK);
+    return cm_cli_print_report(&text, built, built ? cm_cli_save_design(d, run, output) : CM_OK,
+                               output);
 }
 
 int cm_cli_print_design(const cm_design *d, const cm_design_run *run, cm_cli_format format,
@@ -125,11 +126,11 @@ int cm_cli_print_design(const cm_design *d, const cm_design_run *run, cm_cli_for
         return rc;
     }
     if (csv)
-        return cm_cli_print_as(obj, format);
+        return cm_cli_printed(cm_cli_print_as(obj, format), output);
     print_summary(d, run);
     print_nodes(d);
     print_partitions(d);
-    return fflush(stdout) == 0 ? CM_OK : CM_EINTERNAL;
+    return cm_cli_printed(CM_OK, output);
 }
 
 int cm_cli_report_design(const cm_design *d, const cm_design_run *run, cm_cli_format format, bool sdf,

@@ -144,11 +144,24 @@ int cm_cli_print_text(const char *text, size_t len)
     return CM_OK;
 }
 
-int cm_cli_print_report(cm_strbuf *text, bool built, int saved)
+int cm_cli_printed(int rc, const char *output)
+{
+    if (rc == CM_OK && (fflush(stdout) != 0 || ferror(stdout))) {
+        fprintf(stderr, "cnnmap: cannot write to standard output\n");
+        rc = CM_EINTERNAL;
+    }
+    if (rc != CM_OK && output)
+        remove(output);
+    return rc;
+}
+
+int cm_cli_print_report(cm_strbuf *text, bool built, int saved, const char *output)
 {
     size_t len = text->len;
     char *data = cm_strbuf_take(text);
-    int rc = !built ? cm_cli_print_json(NULL) : saved != CM_OK ? saved : cm_cli_print_text(data, len);
+    int rc = !built          ? cm_cli_print_json(NULL)
+             : saved != CM_OK ? saved
+                              : cm_cli_printed(cm_cli_print_text(data, len), output);
     free(data);
     return rc;
 }

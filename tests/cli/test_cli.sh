@@ -144,4 +144,22 @@ for format in --json ""; do
     grep -qx 'cnnmap: cannot write to standard output' "$tmp/err"
 done
 
+# The design file is saved before the answer is printed: when the answer cannot be
+# written, the command fails as above and removes the file (LeNet on fpgaConvNet with
+# weights reloading compares the two flows, without it it does not).
+for flow in "" --no-weights-reloading; do
+  for format in --json "" --csv; do
+    rm -f "$tmp/full.json"
+    "$cnnmap" optimise "$shared/models/lenet.onnx" --board zc706 $flow $format \
+      -o "$tmp/full.json" >/dev/full 2>"$tmp/err"
+    full_rc=$?
+    check "optimise $flow $format -o F > /dev/full exits 4 (got $full_rc)" [ "$full_rc" -eq 4 ]
+    check "optimise $flow $format -o F > /dev/full says so in one line" \
+      grep -qx 'cnnmap: cannot write to standard output' "$tmp/err"
+    check "optimise $flow $format -o F > /dev/full leaves no file" [ ! -e "$tmp/full.json" ]
+    check "optimise $flow $format -o F > /dev/full: one line on stderr" \
+      [ "$(wc -l <"$tmp/err")" -eq 1 ]
+  done
+done
+
 finish
