@@ -176,7 +176,15 @@ static void test_design_copy(void **state)
     cm_design_split_all(c);
     cm_design_set_folding(c, 0, 1, 1, 1);
     assert_memory_equal(&(double){cm_design_cost(d)}, &before, sizeof(double));
+    /* the copy took d's node costs and shares its hardware graph: the same moves on
+     * both give the same figures, and freeing the copy leaves d whole */
+    cm_design_split_all(d);
+    cm_design_set_folding(d, 0, 1, 1, 1);
+    assert_memory_equal(&(double){cm_design_cost(c)}, &(double){cm_design_cost(d)}, sizeof(double));
+    assert_int_equal(cm_design_feasible(c), cm_design_feasible(d));
     cm_design_copy_free(c);
+    cm_design_set_folding(d, 1, 1, 1, 1);
+    assert_true(cm_design_cost(d) > 0);
     cm_design_free(d);
 }
 

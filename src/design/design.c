@@ -443,21 +443,26 @@ static cm_status design_alloc(cm_design *d, cm_error *err)
     return CM_OK;
 }
 
-/* Every folding at its smallest valid value (1), the whole network one partition. */
-static void design_reset(cm_design *d)
+/* Every folding at its smallest valid value (1), or as in `like` (a design of the same
+ * hardware graph, whose costs are taken as they are), the whole network one partition. */
+static void design_reset(cm_design *d, const cm_design *like)
 {
     d->n_parts = 1;
     d->parts[0].first = 0;
     d->parts[0].end = d->hd.n_nodes;
     d->bad_nodes = d->bad_edges = 0;
+    if (like)
+        memcpy(d->state, like->state, (size_t)d->hd.n_nodes * sizeof *d->state);
     for (int i = 0; i < d->hd.n_nodes; i++) {
         cm_node_state *s = &d->state[i];
         const cm_hd_node *n = &d->hd.nodes[i];
-        for (int k = 0; k < 3; k++) {
-            s->fold[k] = n->fold[k].v[0];
-            s->idx[k] = 0;
+        if (!like) {
+            for (int k = 0; k < 3; k++) {
+                s->fold[k] = n->fold[k].v[0];
+                s->idx[k] = 0;
+            }
+            node_cost(d, i, &s->cost);
         }
-        node_cost(d, i, &s->cost);
         d->frame_late[i] = s->cost.timing.late_in_rows > 0;
         s->bad = cm_design_node_bad(d, i);
         d->bad_nodes += s->bad;
@@ -474,8 +479,10 @@ void cm_design_recount_edges(cm_design *d)
             d->bad_edges += cm_design_edge_bad(d, i, d->hd.nodes[i].succ[k]);
 }
 
-cm_status cm_design_create(cm_graph *graph, const cm_board *board, const cm_design_options *o,
-                           cm_design **out, cm_error *err)
+/* A design of graph's hardware graph, resource-minimal; or of `like`'s hardware graph
+ * (which must outlive it) at like's foldings. */
+static cm_status design_create(cm_graph *graph, const cm_board *board, const cm_design_options *o,
+                               const cm_design *like, cm_design **out, cm_error *err)
 {
     *out = NULL;
     if (o->batch < 1)
@@ -495,7 +502,13 @@ cm_status cm_design_create(cm_graph *graph, const cm_board *board, const cm_desi
         .default_weight_bits = o->default_weight_bits > 0 ? o->default_weight_bits : 4,
         .default_act_bits = o->default_act_bits > 0 ? o->default_act_bits : 4,
     };
-    cm_status st = cm_hdgraph_build(graph, o->backend, &ho, &d->hd, err);
+    cm_status st = CM_OK;
+    if (like) {
+        d->hd = like->hd;
+        d->hd_shared = true;
+    } else {
+        st = cm_hdgraph_build(graph, o->backend, &ho, &d->hd, err);
+    }
     if (st == CM_OK)
         st = design_alloc(d, err);
     if (st != CM_OK) {
@@ -505,9 +518,20 @@ cm_status cm_design_create(cm_graph *graph, const cm_board *board, const cm_desi
     memo_init(d);
     d->total_macs = cm_graph_totals_of(graph).macs;
     d->graph = graph;
-    design_reset(d);
+    design_reset(d, like);
     *out = d;
     return CM_OK;
+}
+
+cm_status cm_design_create(cm_graph *graph, const cm_board *board, const cm_design_options *o,
+                           cm_design **out, cm_error *err)
+{
+    return design_create(graph, board, o, NULL, out, err);
+}
+
+cm_status cm_design_create_sharing(const cm_design *src, cm_design **out, cm_error *err)
+{
+    return design_create(src->graph, &src->board, &src->opt, src, out, err);
 }
 
 void cm_design_free(cm_design *d)
@@ -539,7 +563,8 @@ void cm_design_free(cm_design *d)
     free(d->late_bounds);
     free(d->late_scratch);
     cm_fifo_set_free(d->fifo);
-    cm_hdgraph_free(&d->hd);
+    if (!d->hd_shared)
+        cm_hdgraph_free(&d->hd);
     cm_graph_free(d->graph);
     free(d->model_path);
     free(d->board_ref);

@@ -14,8 +14,8 @@ static cm_status copy_fifo_depths(const cm_design *src, cm_design *d, cm_error *
 
 cm_status cm_design_copy_new(const cm_design *src, cm_design **out, cm_error *err)
 {
-    /* cm_design_create only reads the graph; the copy never frees it (copy_free) */
-    cm_status st = cm_design_create(src->graph, &src->board, &src->opt, out, err);
+    /* the copy shares src's graphs and never frees them (copy_free) */
+    cm_status st = cm_design_create_sharing(src, out, err);
     if (st != CM_OK)
         return st;
     cm_design *d = *out;
@@ -39,6 +39,6 @@ void cm_design_copy_free(cm_design *copy)
 {
     if (!copy)
         return;
-    copy->graph = NULL; /* src's */
+    copy->graph = NULL; /* src's, as is its hardware graph (hd_shared) */
     cm_design_free(copy);
 }

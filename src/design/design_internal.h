@@ -34,6 +34,7 @@ struct cm_design {
     cm_design_options opt;
     char *model_path, *board_ref;
     cm_hdgraph hd;
+    bool hd_shared;         /* hd is another design's (cm_design_create_sharing) */
     double clock_hz;
     uint64_t total_macs;
     cm_node_state *state;
@@ -152,6 +153,12 @@ size_t cm_design_frame_owed_size(int n, int block_shift);
 /* The partition [first, end)'s frame_reads and next_leaving (first_frame.c), once it has
  * been timed whole. */
 void cm_design_frame_layout(cm_design *d, int first, int end);
+
+/* A new design of src's graph, board and options at src's foldings, in one partition,
+ * for copies, which src must outlive: on src's hardware graph, and with src's node
+ * costs (building the one and costing the other again was a third of an anneal on a
+ * 10,000-layer chain). */
+cm_status cm_design_create_sharing(const cm_design *src, cm_design **out, cm_error *err);
 
 /* Recomputes one partition's aggregates from its nodes. */
 void cm_design_part_refresh(cm_design *d, int p);
