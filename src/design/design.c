@@ -34,7 +34,7 @@ static size_t memo_entries(const cm_design *d, int i)
 
 /* Each node's memo is a slice of one table of slots, one per valid folding, and a slot
  * names a cost in one pool, where costs are appended as they are first asked for.
- * Costs kept a node at a time (about 130 bytes a folding) put every node's first cost
+ * Costs kept a node at a time (about 190 bytes a folding) put every node's first cost
  * on a page of its own: on a 30,000-node design that was a page fault a node, a tenth
  * of making it, and most of its memory. The memo is only a cache: without memory for
  * it, every node is costed directly. */
