@@ -124,6 +124,19 @@ int cm_cli_printed(int rc, const char *output);
  * Written first, a report that fails leaves neither a design file nor half an object
  * on stdout. */
 int cm_cli_print_report(cm_strbuf *text, bool built, int saved, const char *output);
+
+/* A command's JSON report and its design file, two texts of the same design written side
+ * by side on two threads (each is about half of writing a 10,000-layer design's
+ * answer), then the file saved and the report printed as cm_cli_print_report does. */
+struct cm_design;
+typedef struct cm_cli_texts {
+    const struct cm_design *design; /* its lazy figures are settled before the threads */
+    const void *ctx;                /* the writers' */
+    bool (*report)(const void *ctx, cm_strbuf *out);
+    /* non-CM_OK (err set) or *built false when the file cannot be made */
+    cm_status (*file)(const void *ctx, cm_strbuf *out, bool *built, cm_error *err);
+} cm_cli_texts;
+int cm_cli_print_with_file(const cm_cli_texts *t, const char *output);
 /* Prints a command's JSON object as format says: JSON as cm_cli_print_json does; CSV
  * as its table (the first of its "nodes", "layers", "models" or "boards" arrays,
  * util/csv.h). Takes obj, which may be NULL (the one error line). */

@@ -160,15 +160,33 @@ static int save_choice(const cm_design *d, const cm_design_run *run, const cm_la
     return CM_OK;
 }
 
+typedef struct choice_texts {
+    const cm_design *d;
+    const cm_design_run *run;
+    const cm_latency_choice *c;
+    bool sdf;
+} choice_texts;
+
+static bool choice_report_text(const void *ctx, cm_strbuf *out)
+{
+    const choice_texts *x = ctx;
+    return cm_latency_choice_write(x->d, x->run, x->c, x->sdf, out,
+                                   JSON_INDENT(1) | JSON_PRESERVE_ORDER | CM_JSON_PRINT_FLAGS);
+}
+
+static cm_status choice_file_text(const void *ctx, cm_strbuf *out, bool *built, cm_error *err)
+{
+    const choice_texts *x = ctx;
+    return cm_latency_choice_text(x->d, x->run, x->c, out, built, err);
+}
+
 static int print_json(const cm_design *d, const cm_design_run *run, const cm_latency_choice *o, bool sdf,
                       const char *output, cm_cli_format format)
 {
     if (format == CM_CLI_JSON) {
-        cm_strbuf text = {0};
-        bool built = cm_latency_choice_write(d, run, o, sdf, &text,
-                                             JSON_INDENT(1) | JSON_PRESERVE_ORDER | CM_JSON_PRINT_FLAGS);
-        return cm_cli_print_report(&text, built, built ? save_choice(d, run, o, output) : CM_OK,
-                                   output);
+        choice_texts x = {d, run, o, sdf};
+        cm_cli_texts t = {d, &x, choice_report_text, choice_file_text};
+        return cm_cli_print_with_file(&t, output);
     }
     json_t *obj = cm_latency_choice_json(d, run, o, sdf); /* CSV reads the tree's table */
     if (!obj)

@@ -10,8 +10,10 @@
 
 #include "cli/cli.h"
 #include "cli/latency_report.h"
+#include "design/design_file.h"
 #include "design/design_json.h"
 #include "design/design_outcome.h"
+#include "optimise/parallel.h"
 #include "util/json_file.h"
 #include "util/strbuf.h"
 
@@ -100,15 +102,69 @@ int cm_cli_save_design(const cm_design *d, const cm_design_run *run, const char 
     return CM_OK;
 }
 
+typedef struct texts_run {
+    const cm_cli_texts *t;
+    cm_strbuf report, file;
+    bool report_built, file_built;
+    cm_status file_st;
+    cm_error err;
+} texts_run;
+
+static void texts_task(void *ctx, int task, int lane)
+{
+    (void)lane;
+    texts_run *r = ctx;
+    if (task == 0)
+        r->report_built = r->t->report(r->t->ctx, &r->report);
+    else
+        r->file_st = r->t->file(r->t->ctx, &r->file, &r->file_built, &r->err);
+}
+
+int cm_cli_print_with_file(const cm_cli_texts *t, const char *output)
+{
+    /* The writers only read the design once its partitions' depths (kept up to date
+     * lazily, through const) are. */
+    (void)cm_design_cost(t->design);
+    texts_run r = {.t = t};
+    cm_parallel_run(output ? 2 : 1, 2, texts_task, &r, NULL);
+    int saved = CM_OK;
+    if (output && r.report_built) {
+        if (r.file_st != CM_OK)
+            saved = cm_cli_fail(&r.err);
+        else if (cm_json_text_write(output, &r.file, r.file_built, &r.err) != CM_OK)
+            saved = cm_cli_fail(&r.err);
+    }
+    free(cm_strbuf_take(&r.file)); /* what was not written */
+    return cm_cli_print_report(&r.report, r.report_built, saved, output);
+}
+
+typedef struct design_texts {
+    const cm_design *d;
+    const cm_design_run *run;
+} design_texts;
+
+static bool design_report_text(const void *ctx, cm_strbuf *out)
+{
+    const design_texts *x = ctx;
+    return cm_design_report_write(x->d, x->run, out,
+                                  JSON_INDENT(1) | JSON_PRESERVE_ORDER | CM_JSON_PRINT_FLAGS);
+}
+
+static cm_status design_file_text(const void *ctx, cm_strbuf *out, bool *built, cm_error *err)
+{
+    (void)err;
+    const design_texts *x = ctx;
+    *built = cm_design_file_text(x->d, x->run, out);
+    return CM_OK;
+}
+
 /* Streamed rather than built as one tree (a 10,000-node design's tree took a third of
  * the command); CSV reads the tree's tables. */
 static int print_design_json(const cm_design *d, const cm_design_run *run, const char *output)
 {
-    cm_strbuf text = {0};
-    bool built = cm_design_report_write(d, run, &text,
-                                        JSON_INDENT(1) | JSON_PRESERVE_ORDER | CM_JSON_PRINT_FLAGS);
-    return cm_cli_print_report(&text, built, built ? cm_cli_save_design(d, run, output) : CM_OK,
-                               output);
+    design_texts x = {d, run};
+    cm_cli_texts t = {d, &x, design_report_text, design_file_text};
+    return cm_cli_print_with_file(&t, output);
 }
 
 int cm_cli_print_design(const cm_design *d, const cm_design_run *run, cm_cli_format format,

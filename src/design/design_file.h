@@ -9,11 +9,15 @@
 #include <cnnmap/design_io.h>
 
 #include "util/json_stream.h"
+#include "util/strbuf.h"
 
 /* The object cm_design_save writes; NULL on out-of-memory. */
 json_t *cm_design_file_json(const cm_design *d, const cm_design_run *run);
 /* The same object's members streamed into the object open in s, a node at a time. */
 void cm_design_stream_file(cm_json_stream *s, const cm_design *d, const cm_design_run *run);
+/* The text cm_design_save writes, without its last line end, into out; false when out
+ * of memory or a figure is not finite. */
+bool cm_design_file_text(const cm_design *d, const cm_design_run *run, cm_strbuf *out);
 
 /* cm_design_load of an object parsed from `path` (messages name `path`; the model
  * path is resolved beside it). Keys it does not know are left to the caller. */

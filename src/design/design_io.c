@@ -102,14 +102,19 @@ void cm_design_stream_file(cm_json_stream *s, const cm_design *d, const cm_desig
 
 /* cm_design_file_json's object, streamed: a 10,000-node file's tree took most of
  * writing it. */
+bool cm_design_file_text(const cm_design *d, const cm_design_run *run, cm_strbuf *out)
+{
+    cm_json_stream s;
+    cm_json_stream_begin(&s, out, CM_DESIGN_FILE_FLAGS);
+    cm_design_stream_file(&s, d, run);
+    return cm_json_stream_end(&s);
+}
+
 cm_status cm_design_save(const cm_design *d, const cm_design_run *run, const char *path,
                          cm_error *err)
 {
     cm_strbuf text = {0};
-    cm_json_stream s;
-    cm_json_stream_begin(&s, &text, CM_DESIGN_FILE_FLAGS);
-    cm_design_stream_file(&s, d, run);
-    return cm_json_text_write(path, &text, cm_json_stream_end(&s), err);
+    return cm_json_text_write(path, &text, cm_design_file_text(d, run, &text), err);
 }
 
 /* ---- reading ---- */

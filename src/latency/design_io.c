@@ -737,9 +737,11 @@ static json_t *alternative_json(const cm_design *d, const cm_design_run *run,
 
 /* The partitioned design's file is streamed inside the choice's (a 10,000-node file's
  * tree took most of writing it); the latency-driven design's part is a tree. */
-cm_status cm_latency_choice_save(const cm_design *partitioned, const cm_design_run *run,
-                                 const cm_latency_choice *c, const char *path, cm_error *err)
+cm_status cm_latency_choice_text(const cm_design *partitioned, const cm_design_run *run,
+                                 const cm_latency_choice *c, cm_strbuf *out, bool *built,
+                                 cm_error *err)
 {
+    *built = false;
     cm_latency_options o;
     choice_options(partitioned, run, &o);
     json_t *latency_part;
@@ -758,9 +760,8 @@ cm_status cm_latency_choice_save(const cm_design *partitioned, const cm_design_r
     }
     if (!latency_part)
         return err && err->code != CM_OK ? err->code : cm_error_nomem(err);
-    cm_strbuf text = {0};
     cm_json_stream s;
-    cm_json_stream_begin(&s, &text, CM_DESIGN_FILE_FLAGS);
+    cm_json_stream_begin(&s, out, CM_DESIGN_FILE_FLAGS);
     if (c->chose_latency) {
         cm_json_stream_members(&s, latency_part);
         cm_json_stream_open(&s, "throughput_driven", '{');
@@ -770,7 +771,21 @@ cm_status cm_latency_choice_save(const cm_design *partitioned, const cm_design_r
         cm_design_stream_file(&s, partitioned, run);
         cm_json_stream_put(&s, "latency_driven", latency_part);
     }
-    return cm_json_text_write(path, &text, cm_json_stream_end(&s), err);
+    *built = cm_json_stream_end(&s);
+    return CM_OK;
+}
+
+cm_status cm_latency_choice_save(const cm_design *partitioned, const cm_design_run *run,
+                                 const cm_latency_choice *c, const char *path, cm_error *err)
+{
+    cm_strbuf text = {0};
+    bool built;
+    cm_status st = cm_latency_choice_text(partitioned, run, c, &text, &built, err);
+    if (st != CM_OK) {
+        free(cm_strbuf_take(&text));
+        return st;
+    }
+    return cm_json_text_write(path, &text, built, err);
 }
 
 static cm_status read_comparison(lreader *r, json_t *body, cm_latency_choice *c)

@@ -32,6 +32,13 @@ json_t *cm_latency_choice_json(const cm_design *d, const cm_design_run *run,
 bool cm_latency_choice_write(const cm_design *d, const cm_design_run *run,
                              const cm_latency_choice *c, bool sdf, cm_strbuf *out, size_t flags);
 
+/* The text cm_latency_choice_save writes, without its last line end, into out: a
+ * failure of the latency-driven part is its status (err says why), a failure to write
+ * the rest (out of memory, a figure that is not finite) clears *built. */
+cm_status cm_latency_choice_text(const cm_design *partitioned, const cm_design_run *run,
+                                 const cm_latency_choice *c, cm_strbuf *out, bool *built,
+                                 cm_error *err);
+
 /* cm_latency_is_choice_file of a file already parsed. */
 bool cm_latency_is_choice_json(const json_t *root);
 
