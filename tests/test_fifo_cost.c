@@ -214,8 +214,11 @@ static cm_status load_with(const cm_design *d, const char *fifo, char *file, siz
 {
     cm_design_run run;
     memset(&run, 0, sizeof run);
-    json_t *o = cm_design_file_json(d, &run);
+    cm_test_write_temp("", 0, ".json", file, size);
+    assert_int_equal(cm_design_save(d, &run, file, err), CM_OK);
     json_error_t je;
+    json_t *o = json_load_file(file, 0, &je);
+    remove(file);
     json_t *f = json_loads(fifo, JSON_DECODE_ANY, &je);
     assert_non_null(o);
     assert_non_null(f);

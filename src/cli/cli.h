@@ -118,16 +118,12 @@ int cm_cli_print_text(const char *text, size_t len);
  * answer could not be written the file is removed, so that a failure leaves no file
  * behind. Says "cannot write to standard output" once. */
 int cm_cli_printed(int rc, const char *output);
-/* The last step of a JSON report written into memory (`built`: its writer's verdict)
- * before the design file `output` was saved (`saved`: that step's exit code, CM_OK
- * when there was none): prints it when both succeeded (cm_cli_printed), and frees it.
- * Written first, a report that fails leaves neither a design file nor half an object
- * on stdout. */
-int cm_cli_print_report(cm_strbuf *text, bool built, int saved, const char *output);
 
 /* A command's JSON report and its design file, two texts of the same design written side
  * by side on two threads (each is about half of writing a 10,000-layer design's
- * answer), then the file saved and the report printed as cm_cli_print_report does. */
+ * answer); then, when the report was written, the file is saved, and when both were,
+ * the report printed (cm_cli_printed). Written first, a report that fails leaves
+ * neither a design file nor half an object on stdout. */
 struct cm_design;
 typedef struct cm_cli_texts {
     const struct cm_design *design; /* its lazy figures are settled before the threads */

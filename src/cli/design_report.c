@@ -120,6 +120,19 @@ static void texts_task(void *ctx, int task, int lane)
         r->file_st = r->t->file(r->t->ctx, &r->file, &r->file_built, &r->err);
 }
 
+/* The report written into memory (`built`: its writer's verdict), printed when the
+ * design file's step (`saved`, CM_OK when there was none) succeeded too; freed. */
+static int print_written_report(cm_strbuf *text, bool built, int saved, const char *output)
+{
+    size_t len = text->len;
+    char *data = cm_strbuf_take(text);
+    int rc = !built          ? cm_cli_print_json(NULL)
+             : saved != CM_OK ? saved
+                              : cm_cli_printed(cm_cli_print_text(data, len), output);
+    free(data);
+    return rc;
+}
+
 int cm_cli_print_with_file(const cm_cli_texts *t, const char *output)
 {
     /* The writers only read the design once its partitions' depths (kept up to date
@@ -135,7 +148,7 @@ int cm_cli_print_with_file(const cm_cli_texts *t, const char *output)
             saved = cm_cli_fail(&r.err);
     }
     free(cm_strbuf_take(&r.file)); /* what was not written */
-    return cm_cli_print_report(&r.report, r.report_built, saved, output);
+    return print_written_report(&r.report, r.report_built, saved, output);
 }
 
 typedef struct design_texts {

@@ -155,17 +155,6 @@ int cm_cli_printed(int rc, const char *output)
     return rc;
 }
 
-int cm_cli_print_report(cm_strbuf *text, bool built, int saved, const char *output)
-{
-    size_t len = text->len;
-    char *data = cm_strbuf_take(text);
-    int rc = !built          ? cm_cli_print_json(NULL)
-             : saved != CM_OK ? saved
-                              : cm_cli_printed(cm_cli_print_text(data, len), output);
-    free(data);
-    return rc;
-}
-
 /* The table a command's object holds: its layers or nodes, its networks or boards. */
 static const json_t *csv_rows(const json_t *obj)
 {

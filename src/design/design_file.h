@@ -1,6 +1,6 @@
 /* A streaming design file as a JSON object, for files that hold one inside or beside
  * other keys (the latency-driven flow's design files, src/latency/design_io.c):
- * building the object cm_design_save writes, and reading a design from an object
+ * writing the object cm_design_save writes, and reading a design from an object
  * already parsed. Internal: the public API keeps jansson out of its headers. */
 #ifndef CM_DESIGN_FILE_H
 #define CM_DESIGN_FILE_H
@@ -11,9 +11,8 @@
 #include "util/json_stream.h"
 #include "util/strbuf.h"
 
-/* The object cm_design_save writes; NULL on out-of-memory. */
-json_t *cm_design_file_json(const cm_design *d, const cm_design_run *run);
-/* The same object's members streamed into the object open in s, a node at a time. */
+/* The members of the object cm_design_save writes, streamed into the object open in s,
+ * a node at a time. */
 void cm_design_stream_file(cm_json_stream *s, const cm_design *d, const cm_design_run *run);
 /* The text cm_design_save writes, without its last line end, into out; false when out
  * of memory or a figure is not finite. */

@@ -73,20 +73,7 @@ static json_t *file_header_json(const cm_design *d, const cm_design_run *run, js
 }
 
 /* A design file: the header, "nodes", "fifo_depths" when recorded, then "summary" (the
- * report without its nodes). */
-json_t *cm_design_file_json(const cm_design *d, const cm_design_run *run)
-{
-    json_t *head = cm_design_report_head_json(d, run);
-    json_t *o = head ? file_header_json(d, run, head) : NULL;
-    bool ok = o != NULL;
-    cm_json_put(o, "nodes", cm_design_nodes_json(d), &ok);
-    if (d->fifo)
-        cm_json_put(o, "fifo_depths", fifo_depths_json(d->fifo), &ok);
-    cm_json_put(head, "partition_table", cm_design_partitions_json(d), &ok);
-    cm_json_put(o, "summary", head, &ok);
-    return cm_json_finish(o, ok);
-}
-
+ * report without its nodes, its partition table last). */
 void cm_design_stream_file(cm_json_stream *s, const cm_design *d, const cm_design_run *run)
 {
     json_t *head = cm_design_report_head_json(d, run);
