@@ -164,12 +164,11 @@ int cm_cli_compare(int argc, char **argv)
     cm_map_result r;
     if (cm_map_compare(a.model, a.board, &a.o, a.output, &r, &err) != CM_OK)
         return cm_cli_fail(&err);
-    if (a.json) {
+    if (a.json)
         rc = cm_cli_print_json(cm_map_result_json(&r));
-    } else {
+    else
         print_text(&r);
-        rc = fflush(stdout) == 0 ? CM_OK : CM_EINTERNAL;
-    }
+    rc = cm_cli_printed(rc, a.output);
     if (rc == CM_OK && cm_map_no_fit(&r, a.model, a.output, &err) != CM_OK)
         rc = cm_cli_fail(&err);
     cm_map_result_free(&r);

@@ -178,10 +178,13 @@ static int report(const multi_args *a, const cm_multi_result *r, double time_s)
     cm_error err = {0};
     if (cm_multi_save_outputs(r, &a->q, a->out, a->report, &err) != CM_OK)
         return cm_cli_fail(&err);
+    int rc = CM_OK;
     if (a->format != CM_CLI_TEXT)
-        return cm_cli_print_as(cm_multi_result_json(r, time_s), a->format);
-    print_table(r, time_s);
-    return fflush(stdout) == 0 ? CM_OK : CM_EINTERNAL;
+        rc = cm_cli_print_as(cm_multi_result_json(r, time_s), a->format);
+    else
+        print_table(r, time_s);
+    rc = cm_cli_printed(rc, a->out);
+    return cm_cli_printed(rc, a->report);
 }
 
 int cm_cli_multi(int argc, char **argv)

@@ -172,7 +172,7 @@ int cm_cli_optimise_nn2fpga(int argc, char **argv)
     if (a.output && cm_nn2fpga_design_save(&d, a.output, &err) != CM_OK)
         rc = cm_cli_fail(&err);
     if (rc == CM_OK)
-        rc = cm_cli_nn2fpga_print(&d, a.format);
+        rc = cm_cli_printed(cm_cli_nn2fpga_print(&d, a.format), a.output);
     cm_nn2fpga_design_free(&d);
     return rc;
 }

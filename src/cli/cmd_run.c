@@ -120,7 +120,7 @@ int cm_cli_run(int argc, char **argv)
         st = cm_run_job_execute(&a.job, show_progress, &bar, &err);
         cm_progress_done(&bar);
     }
-    rc = st == CM_OK ? report(&a) : cm_cli_fail(&err);
+    rc = st == CM_OK ? cm_cli_printed(report(&a), a.job.out) : cm_cli_fail(&err);
     cm_run_job_free(&a.job);
     return rc;
 }

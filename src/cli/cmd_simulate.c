@@ -216,12 +216,11 @@ int cm_cli_simulate(int argc, char **argv)
     /* the file first: a failed write leaves stdout empty */
     if (cm_sim_design_file(a.design, &a.o, a.output, &r, &err) != CM_OK)
         return cm_cli_fail(&err);
-    if (a.json) {
+    if (a.json)
         rc = cm_cli_print_json(cm_sim_result_json(&r));
-    } else {
+    else
         print_text(a.design, &r);
-        rc = fflush(stdout) == 0 ? CM_OK : CM_EINTERNAL;
-    }
+    rc = cm_cli_printed(rc, a.output);
     /* printed here rather than through cm_sim_verdict: a deadlock cycle may be longer
      * than an error record holds */
     if (rc == CM_OK && r.deadlock) {

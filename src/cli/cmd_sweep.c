@@ -210,6 +210,9 @@ int cm_cli_sweep(int argc, char **argv)
     }
     if (rc == CM_OK) {
         print_fronts(&a, &r);
+        rc = cm_cli_printed(CM_OK, a.output);
+    }
+    if (rc == CM_OK) {
         if (r.stopped_early)
             fprintf(stderr, "cnnmap: warning: sweep: the time limit of %g s stopped the sweep after "
                             "%d of %d points\n", a.o.time_limit_s, r.points_done, r.n_points);

@@ -69,10 +69,12 @@ int cm_cli_overlay_report(const cm_overlay_design *d, cm_cli_format format, cons
     json_t *o = NULL;
     if (cm_overlay_design_reply(d, output, format != CM_CLI_TEXT ? &o : NULL, &err) != CM_OK)
         return cm_cli_fail(&err);
+    int rc = CM_OK;
     if (o)
-        return cm_cli_print_as(o, format);
-    print_table(d);
-    return CM_OK;
+        rc = cm_cli_print_as(o, format);
+    else
+        print_table(d);
+    return cm_cli_printed(rc, output);
 }
 
 int cm_cli_overlay_evaluate(const char *design_path, cm_cli_format format)

@@ -3,6 +3,7 @@
 #include "multi/multi_flow.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,8 +79,12 @@ cm_status cm_multi_save_outputs(const cm_multi_result *r, const cm_multi_request
     cm_status st = CM_OK;
     if (design_out)
         st = write_text(design_out, cm_multi_design_json_inputs(r, q), err);
-    if (st == CM_OK && report_md)
+    if (st == CM_OK && report_md) {
         st = write_text(report_md, cm_multi_report_md(r), err);
+        /* the command failed: neither of its files stays */
+        if (st != CM_OK && design_out)
+            remove(design_out);
+    }
     return st;
 }
 

@@ -162,4 +162,41 @@ for flow in "" --no-weights-reloading; do
   done
 done
 
+# Every other command that writes files beside its answer ends the same way: exit 4, the
+# one line, and none of its files left (before, compare, simulate and multi in text exited
+# 4 without a word, and every one of them left its files).
+lenet=$shared/models/lenet.onnx
+"$cnnmap" optimise "$lenet" --board zc706 --backend finn -o "$tmp/finn.json" >/dev/null 2>&1
+/usr/bin/python3 -c 'import numpy, sys; numpy.save(sys.argv[1], numpy.zeros((1, 1, 28, 28), numpy.float32))' \
+  "$tmp/x.npy"
+full_cases=(
+  "overlay|overlay $lenet --board u200 -o F1"
+  "overlay --json|overlay $lenet --board u200 -o F1 --json"
+  "nn2fpga|optimise $shared/models/resnet8_a8w8b16.onnx --board kv260 --backend nn2fpga -o F1"
+  "nn2fpga --json|optimise $shared/models/resnet8_a8w8b16.onnx --board kv260 --backend nn2fpga -o F1 --json"
+  "nn2fpga --csv|optimise $shared/models/resnet8_a8w8b16.onnx --board kv260 --backend nn2fpga -o F1 --csv"
+  "multi|multi --board zc706 --model $lenet --model $lenet -o F1 --report-md F2"
+  "multi --json|multi --board zc706 --model $lenet --model $lenet -o F1 --report-md F2 --json"
+  "compare|compare $lenet --board zc706 --time-limit 2 -o F1"
+  "compare --json|compare $lenet --board zc706 --time-limit 2 -o F1 --json"
+  "simulate|simulate $tmp/finn.json -o F1"
+  "simulate --json|simulate $tmp/finn.json -o F1 --json"
+  "sweep|sweep $lenet --board zc706 --steps 2 -o F1.csv"
+  "run|run $lenet --input $tmp/x.npy -o F1"
+  "run --json|run $lenet --input $tmp/x.npy -o F1 --json"
+)
+for case in "${full_cases[@]}"; do
+  name=${case%%|*} cmd=${case#*|}
+  cmd=${cmd//F1/$tmp/full1} cmd=${cmd//F2/$tmp/full2}
+  rm -f "$tmp/full1" "$tmp/full2"
+  # shellcheck disable=SC2086  # the case's words
+  "$cnnmap" $cmd >/dev/full 2>"$tmp/err"
+  full_rc=$?
+  check "$name > /dev/full exits 4 (got $full_rc)" [ "$full_rc" -eq 4 ]
+  check "$name > /dev/full says so in one line" \
+    grep -qx 'cnnmap: cannot write to standard output' "$tmp/err"
+  check "$name > /dev/full: one line on stderr" [ "$(wc -l <"$tmp/err")" -eq 1 ]
+  check "$name > /dev/full leaves no file" bash -c '[ ! -e "$1" ] && [ ! -e "$2" ]' _ "$tmp/full1" "$tmp/full2"
+done
+
 finish
