@@ -13,7 +13,7 @@
 #include "design/design_file.h"
 #include "design/design_json.h"
 #include "design/design_outcome.h"
-#include "optimise/parallel.h"
+#include "util/parallel.h"
 #include "util/json_file.h"
 #include "util/strbuf.h"
 

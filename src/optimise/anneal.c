@@ -62,7 +62,7 @@
 #include <stdlib.h>
 
 #include "design/design_copy.h"
-#include "optimise/parallel.h"
+#include "util/parallel.h"
 #include "util/progress.h"
 #include "util/rng.h"
 

@@ -28,7 +28,7 @@
 #include <glpk.h>
 
 #include "design/design_copy.h"
-#include "optimise/parallel.h"
+#include "util/parallel.h"
 #include "util/progress.h"
 
 /* Joint folding values across one cut beyond this are refused (a chain has one). */

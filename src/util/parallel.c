@@ -1,10 +1,8 @@
 /* Tasks over threads (parallel.h): thread t of T runs tasks t, t + T, t + 2T, ... */
-#include "optimise/parallel.h"
+#include "util/parallel.h"
 
 #include <pthread.h>
 #include <stdbool.h>
-
-#include <cnnmap/optimise.h>
 
 typedef struct lane {
     int first, stride, tasks;
@@ -31,15 +29,15 @@ static void *lane_main(void *arg)
 void cm_parallel_run(int tasks, int threads, cm_parallel_task fn, void *ctx,
                      void (*thread_end)(void))
 {
-    int n = threads < 1 ? 1 : threads > CM_OPTIMISE_MAX_THREADS ? CM_OPTIMISE_MAX_THREADS : threads;
+    int n = threads < 1 ? 1 : threads > CM_PARALLEL_MAX_LANES ? CM_PARALLEL_MAX_LANES : threads;
     n = n > tasks ? tasks : n;
     if (n <= 1) {
         run_lane(&(lane){0, 1, tasks, fn, ctx, NULL});
         return;
     }
-    lane lanes[CM_OPTIMISE_MAX_THREADS];
-    pthread_t tid[CM_OPTIMISE_MAX_THREADS];
-    bool started[CM_OPTIMISE_MAX_THREADS] = {false};
+    lane lanes[CM_PARALLEL_MAX_LANES];
+    pthread_t tid[CM_PARALLEL_MAX_LANES];
+    bool started[CM_PARALLEL_MAX_LANES] = {false};
     for (int t = 0; t < n; t++)
         lanes[t] = (lane){t, n, tasks, fn, ctx, thread_end};
     for (int t = 1; t < n; t++)

@@ -1,10 +1,14 @@
 /* Running a fixed set of independent tasks on a number of threads. Which thread runs a
  * task never changes what the task computes (each task owns its inputs and outputs),
- * so the optimisers' results do not depend on the number of threads. */
-#ifndef CM_OPTIMISE_PARALLEL_H
-#define CM_OPTIMISE_PARALLEL_H
+ * so the results of its callers (the optimisers, the CLI's two writers) do not depend
+ * on the number of threads. */
+#ifndef CM_UTIL_PARALLEL_H
+#define CM_UTIL_PARALLEL_H
 
 #include <cnnmap/error.h>
+
+/* Threads beyond this many are not started (their tasks run on the lanes there are). */
+#define CM_PARALLEL_MAX_LANES 64
 
 /* One task: the caller's context, the task's index in [0, tasks) and the lane running
  * it, in [0, min(threads, tasks)): tasks of one lane run one after another, so a lane
