@@ -4,6 +4,8 @@
 
 #include <cnnmap/board.h>
 
+#include "platform/res_staircase.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -505,6 +507,42 @@ static void test_oversized_file(void **state)
     free(text);
 }
 
+/* The least resources by figure, worked by hand: points (figure; DSP, LUT)
+ * (4; 1, 90), (1; 8, 10), (2; 5, 40), (2; 6, 30), (3; 2, 70) give the steps
+ * 1 -> (8, 10), 2 -> (5, 10) (both points at 2: one step), 3 -> (2, 10), 4 -> (1, 10). */
+static void test_res_staircase(void **state)
+{
+    (void)state;
+    cm_res_point pts[] = {{4, {.dsp = 1, .lut = 90}}, {1, {.dsp = 8, .lut = 10}},
+                          {2, {.dsp = 5, .lut = 40}}, {2, {.dsp = 6, .lut = 30}},
+                          {3, {.dsp = 2, .lut = 70}}};
+    cm_res_staircase s;
+    cm_error err = {0};
+    assert_int_equal(cm_res_staircase_build(&s, pts, 5, &err), CM_OK);
+    assert_int_equal(s.n, 4);
+    const double val[] = {1, 2, 3, 4};
+    const int64_t dsp[] = {8, 5, 2, 1};
+    for (int i = 0; i < 4; i++) {
+        assert_true(s.val[i] == val[i]);
+        assert_int_equal(s.least[i].dsp, dsp[i]);
+        assert_int_equal(s.least[i].lut, 10);
+    }
+    assert_null(cm_res_staircase_at_most(&s, 0.5));
+    assert_int_equal(cm_res_staircase_at_most(&s, 2.0)->dsp, 5);
+    assert_int_equal(cm_res_staircase_at_most(&s, 2.9)->dsp, 5);
+    assert_int_equal(cm_res_staircase_at_most(&s, 1e9)->dsp, 1);
+    /* the least figure within a budget: 6 DSPs reach 2, 1 DSP only 4, none below 1 */
+    assert_int_equal(cm_res_staircase_first_fitting(&s, &(cm_resources){.dsp = 6, .lut = 10}), 1);
+    assert_int_equal(cm_res_staircase_first_fitting(&s, &(cm_resources){.dsp = 1, .lut = 10}), 3);
+    assert_int_equal(cm_res_staircase_first_fitting(&s, &(cm_resources){.dsp = 0, .lut = 10}), -1);
+    assert_int_equal(cm_res_staircase_first_fitting(&s, &(cm_resources){.dsp = 9, .lut = 9}), -1);
+    cm_res_staircase_free(&s);
+    assert_int_equal(cm_res_staircase_build(&s, pts, 0, &err), CM_OK);
+    assert_null(cm_res_staircase_at_most(&s, 1e9));
+    assert_int_equal(cm_res_staircase_first_fitting(&s, &(cm_resources){.dsp = 9, .lut = 99}), -1);
+    cm_res_staircase_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -525,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_unknown_keys),
         cmocka_unit_test(test_text_fields),
         cmocka_unit_test(test_oversized_file),
+        cmocka_unit_test(test_res_staircase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,8 @@ void cm_resources_add(cm_resources *acc, const cm_resources *r);
 void cm_resources_sub(cm_resources *acc, const cm_resources *r);
 /* True when no component of r exceeds the same component of max. */
 bool cm_resources_fit(const cm_resources *r, const cm_resources *max);
+/* acc = the componentwise least of acc and r. */
+void cm_resources_min(cm_resources *acc, const cm_resources *r);
 
 typedef enum cm_bram_unit { CM_BRAM_UNIT_18K = 18, CM_BRAM_UNIT_36K = 36 } cm_bram_unit;
 

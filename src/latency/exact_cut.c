@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "hw/fpgaconvnet_blocks.h"
-#include "util/sorted.h"
 
 /* ---- times of one step ---- */
 
@@ -152,16 +151,7 @@ static cm_resources budget(const cm_lx_cut *x, const int *blocks, int n)
 typedef struct point {
     double val, depth;
     cm_resources res;
-    int index;
 } point;
-
-static int point_cmp(const void *pa, const void *pb)
-{
-    const point *a = pa, *b = pb;
-    if (a->val != b->val)
-        return a->val < b->val ? -1 : 1;
-    return a->index - b->index;
-}
 
 /* (N, m) matter to a layer only at its own breakpoints: a larger N or m with the same
  * ceilings costs at least as much. */
@@ -187,7 +177,6 @@ static int list_points(cm_lx_cut *x, cm_lx_step *s, const cm_resources *base, po
                 if (!fits(x, &r))
                     continue;
                 p[n].res = r;
-                p[n].index = n;
                 step_value(x, s, N, m, s->fins[fi], &p[n].val, &p[n].depth);
                 n++;
             }
@@ -203,51 +192,24 @@ static cm_status build_list(cm_lx_cut *x, cm_lx_step *s, cm_error *err)
         return CM_EINTERNAL;
     size_t cap = (size_t)k->n_nbp * (size_t)k->n_mbp * (size_t)s->n_fins;
     point *p = malloc((cap ? cap : 1) * sizeof *p);
-    cm_lx_list *li = &s->list;
-    if (!p)
-        return cm_error_nomem(err);
-    int n = list_points(x, s, base, p);
-    qsort(p, (size_t)n, sizeof *p, point_cmp);
-    li->val = malloc(((size_t)n + 1) * sizeof *li->val);
-    li->pmin = malloc(((size_t)n + 1) * sizeof *li->pmin);
-    if (!li->val || !li->pmin) {
+    cm_res_point *rp = malloc((cap ? cap : 1) * sizeof *rp);
+    if (!p || !rp) {
         free(p);
+        free(rp);
         return cm_error_nomem(err);
     }
+    const int n = list_points(x, s, base, p);
+    cm_lx_list *li = &s->list;
     li->min_depth = INFINITY;
     for (int i = 0; i < n; i++) {
-        li->val[i] = p[i].val;
-        li->pmin[i] = p[i].res;
-        if (i > 0) {
-            cm_resources *c = &li->pmin[i], *q = &li->pmin[i - 1];
-            c->dsp = c->dsp < q->dsp ? c->dsp : q->dsp;
-            c->bram18 = c->bram18 < q->bram18 ? c->bram18 : q->bram18;
-            c->uram = c->uram < q->uram ? c->uram : q->uram;
-            c->lut = c->lut < q->lut ? c->lut : q->lut;
-            c->ff = c->ff < q->ff ? c->ff : q->ff;
-        }
+        rp[i] = (cm_res_point){p[i].val, p[i].res};
         li->min_depth = fmin(li->min_depth, p[i].depth);
     }
-    li->n = n;
-    li->built = true;
     free(p);
-    return CM_OK;
-}
-
-/* The first point of the list whose running minimum fits r, -1 when none does. */
-static int first_fitting(const cm_lx_list *li, const cm_resources *r)
-{
-    if (li->n == 0 || !cm_resources_fit(&li->pmin[li->n - 1], r))
-        return -1;
-    int lo = 0, hi = li->n - 1;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (cm_resources_fit(&li->pmin[mid], r))
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
+    cm_status st = cm_res_staircase_build(&li->steps, rp, n, err);
+    free(rp);
+    li->built = st == CM_OK;
+    return st;
 }
 
 /* ---- bounds ---- */
@@ -259,10 +221,10 @@ static bool tau_fits(const cm_lx_cut *x, const int *steps, int n, double tau,
     cm_resources sum = {0};
     for (int i = 0; i < n; i++) {
         const cm_lx_list *li = &x->steps[steps[i]].list;
-        const int points = cm_count_at_most(li->val, li->n, tau);
-        if (points == 0)
+        const cm_resources *least = cm_res_staircase_at_most(&li->steps, tau);
+        if (!least)
             return false;
-        cm_resources_add(&sum, &li->pmin[points - 1]);
+        cm_resources_add(&sum, least);
     }
     return cm_resources_fit(&sum, r);
 }
@@ -273,10 +235,10 @@ static double least_ii(const cm_lx_cut *x, const int *steps, int n, const cm_res
     double lo = 0.0, hi = 0.0;
     for (int i = 0; i < n; i++) {
         const cm_lx_list *li = &x->steps[steps[i]].list;
-        if (li->n == 0)
+        if (li->steps.n == 0)
             return INFINITY;
-        lo = fmax(lo, li->val[0]);
-        hi = fmax(hi, li->val[li->n - 1]);
+        lo = fmax(lo, li->steps.val[0]);
+        hi = fmax(hi, li->steps.val[li->steps.n - 1]);
     }
     if (tau_fits(x, steps, n, lo, r))
         return lo;
@@ -338,8 +300,8 @@ static cm_status group_bound(cm_lx_cut *x, int gi, int *open, double *t, cm_erro
     if (st != CM_OK)
         return st;
     cm_resources r = budget(x, &s->block, 1);
-    int i = first_fitting(&s->list, &r);
-    *t = i < 0 ? INFINITY : s->list.val[i];
+    const int i = cm_res_staircase_first_fitting(&s->list.steps, &r);
+    *t = i < 0 ? INFINITY : s->list.steps.val[i];
     return CM_OK;
 }
 
@@ -718,8 +680,7 @@ cm_status cm_lx_cut_init(const cm_lat_net *net, const cm_lat_machine *m, const c
 void cm_lx_cut_free(cm_lx_cut *x)
 {
     for (int i = 0; x->steps && i < x->n_steps; i++) {
-        free(x->steps[i].list.val);
-        free(x->steps[i].list.pmin);
+        cm_res_staircase_free(&x->steps[i].list.steps);
     }
     for (int i = 0; x->blocks && i < x->n_blocks; i++) {
         free(x->blocks[i].steps);

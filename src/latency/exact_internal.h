@@ -11,15 +11,13 @@
 #define CM_LATENCY_EXACT_INTERNAL_H
 
 #include "latency/latency_internal.h"
+#include "platform/res_staircase.h"
 
-/* Points of one step, ascending value, with the running componentwise minimum of their
- * resources: every design point of the step's block that fits the board has a point
- * here with a value no larger and resources no larger. */
+/* The points of one step as a staircase: every design point of the step's block that
+ * fits the board has a step with a value no larger and resources no larger. */
 typedef struct cm_lx_list {
     bool built;
-    int n;
-    double *val;
-    cm_resources *pmin;
+    cm_res_staircase steps;
     double min_depth; /* steps of several-conv groups: the least depth, cycles */
 } cm_lx_list;
 

@@ -13,6 +13,7 @@
 #include <cnnmap/board.h>
 
 #include "design/design_internal.h"
+#include "platform/res_staircase.h"
 #include "optimise/optimisers.h"
 
 /* One valid folding of a node and its cost. `dom_cycles` is the largest cycle count
@@ -41,9 +42,7 @@ typedef struct ex_node {
     double closest_ratio;
     int n_out_vals;        /* distinct out-foldings, ascending (for DP states) */
     int64_t *out_vals;
-    int n_steps;           /* the least resources by interval (ex_time_floor's): */
-    double *step_cycles;   /* distinct cycle counts, ascending, */
-    cm_resources *step_res; /* per resource the least of a configuration that fast */
+    cm_res_staircase steps; /* the least resources by interval (ex_time_floor's) */
 } ex_node;
 
 /* What the search needs of a segment's program: a bound at which every path through the

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "util/progress.h"
-#include "util/sorted.h"
 
 #define EX_EDGE_FLAGS (CM_HD_INTER | CM_HD_DIVISIBLE)
 
@@ -35,15 +34,6 @@ static bool res_eq(const cm_resources *a, const cm_resources *b)
 {
     return a->dsp == b->dsp && a->bram18 == b->bram18 && a->uram == b->uram && a->lut == b->lut &&
            a->ff == b->ff;
-}
-
-static void res_min(cm_resources *acc, const cm_resources *r)
-{
-    if (r->dsp < acc->dsp) acc->dsp = r->dsp;
-    if (r->bram18 < acc->bram18) acc->bram18 = r->bram18;
-    if (r->uram < acc->uram) acc->uram = r->uram;
-    if (r->lut < acc->lut) acc->lut = r->lut;
-    if (r->ff < acc->ff) acc->ff = r->ff;
 }
 
 /* Whether x's first-frame terms are each no worse than y's (the partition's first frame
@@ -142,7 +132,7 @@ static void add_config(ex_problem *p, int i, ex_node *en, const int64_t f[3])
     c.timing = cost.timing;
     c.res = cost.res;
     p->evaluations++;
-    res_min(&en->min_res, &c.res);
+    cm_resources_min(&en->min_res, &c.res);
     double ratio = worst_ratio(&c.res, &p->d->limits);
     if (ratio < en->closest_ratio) {
         en->closest_ratio = ratio;
@@ -156,20 +146,8 @@ static void add_config(ex_problem *p, int i, ex_node *en, const int64_t f[3])
     c.slowest = dt.slowest;
     en->least_before = fmin(en->least_before, dt.before);
     en->least_after = fmin(en->least_after, dt.after);
-    res_min(&en->min_fit, &c.res);
+    cm_resources_min(&en->min_fit, &c.res);
     en->cfg[en->n_cfg++] = c;
-}
-
-/* A configuration's cycles and resources: all the staircase reads of it. */
-typedef struct step_point {
-    double cycles;
-    cm_resources res;
-} step_point;
-
-static int cmp_cycles(const void *a, const void *b)
-{
-    const double x = ((const step_point *)a)->cycles, y = ((const step_point *)b)->cycles;
-    return (x > y) - (x < y);
 }
 
 /* The node's least resources as a staircase over its configurations' cycles, so that
@@ -178,27 +156,14 @@ static int cmp_cycles(const void *a, const void *b)
  * fpgaConvNet on a U250 took more than 30 s on one thread). */
 static cm_status steps_init(ex_node *en, cm_error *err)
 {
-    step_point *by = malloc(((size_t)en->n_cfg + 1) * sizeof *by);
-    en->step_cycles = malloc(((size_t)en->n_cfg + 1) * sizeof *en->step_cycles);
-    en->step_res = malloc(((size_t)en->n_cfg + 1) * sizeof *en->step_res);
-    if (!by || !en->step_cycles || !en->step_res) {
-        free(by);
+    cm_res_point *by = malloc(((size_t)en->n_cfg + 1) * sizeof *by);
+    if (!by)
         return cm_error_nomem(err);
-    }
     for (int c = 0; c < en->n_cfg; c++)
-        by[c] = (step_point){en->cfg[c].cycles, en->cfg[c].res};
-    qsort(by, (size_t)en->n_cfg, sizeof *by, cmp_cycles);
-    cm_resources least = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
-    en->n_steps = 0;
-    for (int c = 0; c < en->n_cfg; c++) {
-        res_min(&least, &by[c].res);
-        if (en->n_steps > 0 && en->step_cycles[en->n_steps - 1] == by[c].cycles)
-            en->n_steps--;
-        en->step_cycles[en->n_steps] = by[c].cycles;
-        en->step_res[en->n_steps++] = least;
-    }
+        by[c] = (cm_res_point){en->cfg[c].cycles, en->cfg[c].res};
+    const cm_status st = cm_res_staircase_build(&en->steps, by, en->n_cfg, err);
     free(by);
-    return CM_OK;
+    return st;
 }
 
 static bool in_keyed(const cm_design *d, int i)
@@ -282,8 +247,7 @@ void ex_problem_free(ex_problem *p)
         for (int i = 0; i < p->n; i++) {
             free(p->nodes[i].cfg);
             free(p->nodes[i].out_vals);
-            free(p->nodes[i].step_cycles);
-            free(p->nodes[i].step_res);
+            cm_res_staircase_free(&p->nodes[i].steps);
         }
     free(p->nodes);
     free(p->levels);
@@ -393,10 +357,10 @@ static bool floor_fits(const ex_problem *p, const ex_segment *s, const uint8_t *
     if (!keep) {
         for (int i = s->first; i < s->end; i++) {
             const ex_node *en = &p->nodes[i];
-            const int steps = cm_count_at_most(en->step_cycles, en->n_steps, t);
-            if (steps == 0)
+            const cm_resources *least = cm_res_staircase_at_most(&en->steps, t);
+            if (!least)
                 return false;
-            cm_resources_add(&sum, &en->step_res[steps - 1]);
+            cm_resources_add(&sum, least);
         }
         return cm_resources_fit(&sum, &p->d->limits);
     }
@@ -407,7 +371,7 @@ static bool floor_fits(const ex_problem *p, const ex_segment *s, const uint8_t *
         bool any = false;
         for (int c = 0; c < en->n_cfg; c++, k++)
             if ((!keep || keep[k]) && en->cfg[c].cycles <= t) {
-                res_min(&least, &en->cfg[c].res);
+                cm_resources_min(&least, &en->cfg[c].res);
                 any = true;
             }
         if (!any)

@@ -589,3 +589,12 @@ bool cm_resources_fit(const cm_resources *r, const cm_resources *max)
     return r->dsp <= max->dsp && r->bram18 <= max->bram18 && r->uram <= max->uram &&
            r->lut <= max->lut && r->ff <= max->ff;
 }
+
+void cm_resources_min(cm_resources *acc, const cm_resources *r)
+{
+    if (r->dsp < acc->dsp) acc->dsp = r->dsp;
+    if (r->bram18 < acc->bram18) acc->bram18 = r->bram18;
+    if (r->uram < acc->uram) acc->uram = r->uram;
+    if (r->lut < acc->lut) acc->lut = r->lut;
+    if (r->ff < acc->ff) acc->ff = r->ff;
+}
