@@ -27,7 +27,7 @@ cm_status cm_api_evaluate(cm_request *req, json_t **reply, cm_error *err)
         return st;
     /* As `cnnmap evaluate`: the file is read once. */
     cm_design_file f;
-    st = cm_design_file_open(path, &f, err);
+    st = cm_design_file_open(path, CM_DESIGN_FILE_EVALUATE, &f, err);
     if (st != CM_OK)
         return st;
     switch (f.arch) {

@@ -70,7 +70,7 @@ int cm_cli_evaluate(int argc, char **argv)
      * block or resource). */
     cm_error err = {0};
     cm_design_file f;
-    if (cm_design_file_open(path, &f, &err) != CM_OK)
+    if (cm_design_file_open(path, CM_DESIGN_FILE_EVALUATE, &f, &err) != CM_OK)
         return cm_cli_fail(&err);
     switch (f.arch) {
     case CM_ARCH_MULTI: return cm_cli_multi_evaluate(path, format);

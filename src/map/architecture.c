@@ -49,7 +49,8 @@ cm_status cm_design_file_architecture(const char *path, cm_architecture *out, cm
     return st;
 }
 
-cm_status cm_design_file_open(const char *path, cm_design_file *out, cm_error *err)
+cm_status cm_design_file_open(const char *path, cm_design_file_mode mode, cm_design_file *out,
+                              cm_error *err)
 {
     memset(out, 0, sizeof *out);
     out->arch = CM_ARCH_STREAMING;
@@ -57,9 +58,14 @@ cm_status cm_design_file_open(const char *path, cm_design_file *out, cm_error *e
     cm_status st = cm_json_file_read(path, &root, err);
     if (st != CM_OK)
         return st;
-    cm_error ignored = {0};
-    cm_design_json_architecture(path, root, &out->arch, &ignored);
-    if (out->arch == CM_ARCH_STREAMING && cm_latency_is_choice_json(root))
+    cm_error named = {0};
+    if (cm_design_json_architecture(path, root, &out->arch, &named) != CM_OK &&
+        mode == CM_DESIGN_FILE_AS_WRITTEN) {
+        json_decref(root);
+        return cm_error_set(err, named.code, "%s", named.message);
+    }
+    if (mode == CM_DESIGN_FILE_EVALUATE && out->arch == CM_ARCH_STREAMING &&
+        cm_latency_is_choice_json(root))
         out->arch = CM_ARCH_LATENCY_DRIVEN;
     if (out->arch == CM_ARCH_STREAMING)
         st = cm_design_load_json(path, root, &out->design, &out->run, err);

@@ -13,18 +13,26 @@
 cm_status cm_design_json_architecture(const char *path, const json_t *root, cm_architecture *out,
                                       cm_error *err);
 
-/* A design file read once, as `evaluate` reads it: its architecture (a streaming file
- * that records a latency choice counts as latency-driven, whose reader takes both
- * flows' designs) and, for a streaming design, the design itself and how it was found.
- * The other architectures' readers take the path. */
+/* A design file read once: its architecture and, for a streaming design, the design
+ * itself and how it was found. The other architectures' readers take the path. */
 typedef struct cm_design_file {
     cm_architecture arch;
     cm_design *design; /* streaming only; the caller frees it */
     cm_design_run run;
 } cm_design_file;
 
-/* A file that names no architecture is read as a streaming design, whose reader's
- * messages say what is wrong with it. On failure nothing is left to free. */
-cm_status cm_design_file_open(const char *path, cm_design_file *out, cm_error *err);
+/* How a file is taken. As `evaluate` takes it: a streaming file that records a latency
+ * choice counts as latency-driven (whose reader takes both flows' designs), and a file
+ * that names no architecture is read as a streaming design, whose reader's messages say
+ * what is wrong with it. As written (`simulate`): the streaming design of a choice file
+ * is the design, and a file that names no architecture is refused. */
+typedef enum cm_design_file_mode {
+    CM_DESIGN_FILE_EVALUATE,
+    CM_DESIGN_FILE_AS_WRITTEN
+} cm_design_file_mode;
+
+/* On failure nothing is left to free. */
+cm_status cm_design_file_open(const char *path, cm_design_file_mode mode, cm_design_file *out,
+                              cm_error *err);
 
 #endif

@@ -12,6 +12,7 @@
 #include <cnnmap/simulate.h>
 
 #include "design/fifo_cost.h"
+#include "map/architecture.h"
 #include "sim/build.h"
 #include "sim/sim_nn2fpga.h"
 #include "util/progress.h"
@@ -30,10 +31,12 @@ void cm_sim_options_init(cm_sim_options *o)
 
 /* ---- loading and building ---- */
 
-static cm_status build_design(const char *path, cm_architecture arch, sim_build *b, cm_error *err)
+/* The design file f at path (read once: a streaming design is already in f) laid out. */
+static cm_status build_design(const char *path, const cm_design_file *f, sim_build *b,
+                              cm_error *err)
 {
     cm_status st;
-    switch (arch) {
+    switch (f->arch) {
     case CM_ARCH_NN2FPGA: {
         cm_nn2fpga_design d;
         if ((st = cm_nn2fpga_design_load(path, &d, err)) != CM_OK)
@@ -43,26 +46,19 @@ static cm_status build_design(const char *path, cm_architecture arch, sim_build 
         return st;
     }
     case CM_ARCH_LATENCY_DRIVEN: {
-        cm_latency_file f;
-        if ((st = cm_latency_design_load(path, &f, err)) != CM_OK)
+        cm_latency_file lf;
+        if ((st = cm_latency_design_load(path, &lf, err)) != CM_OK)
             return st;
-        st = sim_build_latency(&f, b, err);
-        cm_latency_file_free(&f);
+        st = sim_build_latency(&lf, b, err);
+        cm_latency_file_free(&lf);
         return st;
     }
-    case CM_ARCH_STREAMING: {
-        cm_design *d = NULL;
-        cm_design_run run;
-        if ((st = cm_design_load(path, &d, &run, err)) != CM_OK)
-            return st;
-        st = sim_build_streaming(d, b, err);
-        cm_design_free(d);
-        return st;
-    }
+    case CM_ARCH_STREAMING:
+        return sim_build_streaming(f->design, b, err);
     default:
         return cm_error_set(err, CM_EINPUT, "%s: simulate takes streaming, latency-driven and "
                             "nn2FPGA designs; this one is %s (no task graph to simulate)",
-                            path, cm_architecture_name(arch));
+                            path, cm_architecture_name(f->arch));
     }
 }
 
@@ -257,19 +253,20 @@ cm_status cm_simulate(const char *design_path, const cm_sim_options *o, cm_sim_r
     if (o->frames < 1 || o->frames > SIM_MAX_FRAMES)
         return cm_error_set(err, CM_EUSAGE, "simulate: frames must be 1 to %d", SIM_MAX_FRAMES);
     double t0 = cm_seconds_now();
-    cm_architecture arch;
-    cm_status st = cm_design_file_architecture(design_path, &arch, err);
+    cm_design_file f;
+    cm_status st = cm_design_file_open(design_path, CM_DESIGN_FILE_AS_WRITTEN, &f, err);
     if (st != CM_OK)
         return st;
     sim_build b;
     memset(&b, 0, sizeof b);
-    st = build_design(design_path, arch, &b, err);
+    st = build_design(design_path, &f, &b, err);
+    cm_design_free(f.design);
     /* the loaders name the file; a builder names only the node it cannot lay out */
     if (st != CM_OK && err && strncmp(err->message, design_path, strlen(design_path)) != 0)
         cm_error_prefix(err, design_path);
     if (st == CM_OK && b.n_parts == 0)
         st = cm_error_set(err, CM_EINPUT, "%s: the design has nothing to simulate", design_path);
-    out->architecture = arch;
+    out->architecture = f.arch;
     out->frames = o->frames;
     out->fifo = o->fifo;
     out->clock_mhz = b.clock_mhz;
