@@ -167,8 +167,9 @@ static cm_status optimise_streaming(cm_request *req, cm_backend backend, json_t 
     cm_status st = read_streaming(req, backend, &r, &job, err);
     cm_design *d = NULL;
     cm_design_run run;
-    /* the reply, and the design file when asked */
-    job.json_outputs = 1 + (r.output != NULL);
+    /* the reply (a tree), and the design file when asked */
+    job.json_trees = 1;
+    job.json_streamed = r.output != NULL;
     if (st == CM_OK)
         st = cm_optimise_job_run(&job, &d, &run, err);
     if (st == CM_OK)

@@ -201,7 +201,8 @@ int cm_cli_optimise(int argc, char **argv)
     cm_design *d = NULL;
     cm_design_run run;
     a.job.search.progress = !a.quiet && isatty(STDERR_FILENO);
-    a.job.json_outputs = (a.format != CM_CLI_TEXT) + (a.output != NULL);
+    a.job.json_streamed = (a.format == CM_CLI_JSON) + (a.output != NULL);
+    a.job.json_trees = a.format == CM_CLI_CSV;
     if (cm_optimise_job_run(&a.job, &d, &run, &err) != CM_OK)
         return cm_cli_fail(&err);
     rc = cm_cli_report_design(d, &run, a.format, a.sdf, a.job.model, a.output);

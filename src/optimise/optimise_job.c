@@ -69,10 +69,15 @@ static cm_status build(const cm_optimise_job *job, cm_design **d, cm_error *err)
 /* What reporting a design takes a layer, at most: its table, fpgaConvNet's
  * latency-driven alternative and freeing it all; and each JSON text on top (the report,
  * the design file). Measured on the 10,000-layer FINN chain (30,000 nodes) at a
- * partition a layer, the most rows a design has: 0.5 s for the whole command with the
- * table, 0.46 s more for --json and 0.55 s more for the design file. */
+ * partition a layer, the most rows a design has: 0.4-0.55 s for the whole command with
+ * the table; a JSON tree (the API's reply, CSV's table) 0.46 s more; since they are
+ * streamed (c053340) and written on two threads (cbe4142), --json adds 0.06-0.2 s and
+ * --json -o 0.3-0.4 s, so a streamed text is set aside 0.3 s (at 3e-5 a layer, half
+ * again the most measured). With the old 6e-5 for every text `--time-limit 2 --json -o`
+ * kept 1.5 s for 0.4 s of output and returned a partition a layer after 0.94 s. */
 #define CM_OUTPUT_S_PER_LAYER 3e-5
-#define CM_JSON_S_PER_LAYER 6e-5
+#define CM_JSON_STREAM_S_PER_LAYER 3e-5
+#define CM_JSON_TREE_S_PER_LAYER 6e-5
 #define CM_OUTPUT_MAX_SHARE 0.75
 
 /* The search's share of the time limit, which covers the whole command: what loading
@@ -81,7 +86,9 @@ static cm_status build(const cm_optimise_job *job, cm_design **d, cm_error *err)
 static double search_limit(const cm_optimise_job *job, const cm_design *d)
 {
     const double limit = job->search.time_limit_s;
-    const double per_layer = CM_OUTPUT_S_PER_LAYER + CM_JSON_S_PER_LAYER * job->json_outputs;
+    const double per_layer = CM_OUTPUT_S_PER_LAYER +
+                             CM_JSON_STREAM_S_PER_LAYER * job->json_streamed +
+                             CM_JSON_TREE_S_PER_LAYER * job->json_trees;
     const double report =
         d ? fmin(per_layer * cm_design_graph(d)->n_layers, CM_OUTPUT_MAX_SHARE * limit) : 0.0;
     return fmax(limit - (cm_seconds_now() - job->start_s) - report, 0.001);

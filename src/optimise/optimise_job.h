@@ -15,8 +15,10 @@ typedef struct cm_optimise_job {
     cm_optimise_options search; /* time_limit_s: the whole command's, loading included */
     double target_fps;          /* > 0: the least design reaching it (cm_optimise_target_fps) */
     double start_s;             /* cm_seconds_now() when the command began */
-    int json_outputs;           /* JSON texts written after the search (a report, a design
-                                   file): each is set aside time under a limit */
+    int json_streamed;          /* JSON texts written after the search a node at a time
+                                   (the CLI's report, a design file) and */
+    int json_trees;             /* those built whole first (the API's reply, the tree
+                                   behind CSV): each is set aside time under a limit */
 } cm_optimise_job;
 
 /* "latency" or "throughput" (every backend's --objective); CM_EUSAGE otherwise. */
