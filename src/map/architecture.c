@@ -58,16 +58,15 @@ cm_status cm_design_file_open(const char *path, cm_design_file_mode mode, cm_des
     cm_status st = cm_json_file_read(path, &root, err);
     if (st != CM_OK)
         return st;
-    cm_error named = {0};
-    if (cm_design_json_architecture(path, root, &out->arch, &named) != CM_OK &&
-        mode == CM_DESIGN_FILE_AS_WRITTEN) {
-        json_decref(root);
-        return cm_error_set(err, named.code, "%s", named.message);
+    const bool as_written = mode == CM_DESIGN_FILE_AS_WRITTEN;
+    cm_error ignored = {0};
+    st = cm_design_json_architecture(path, root, &out->arch, as_written ? err : &ignored);
+    if (!as_written) {
+        st = CM_OK; /* a file that names none goes to the streaming reader */
+        if (out->arch == CM_ARCH_STREAMING && cm_latency_is_choice_json(root))
+            out->arch = CM_ARCH_LATENCY_DRIVEN;
     }
-    if (mode == CM_DESIGN_FILE_EVALUATE && out->arch == CM_ARCH_STREAMING &&
-        cm_latency_is_choice_json(root))
-        out->arch = CM_ARCH_LATENCY_DRIVEN;
-    if (out->arch == CM_ARCH_STREAMING)
+    if (st == CM_OK && out->arch == CM_ARCH_STREAMING)
         st = cm_design_load_json(path, root, &out->design, &out->run, err);
     json_decref(root);
     return st;

@@ -23,6 +23,12 @@ without_time() {
   $py -c 'import json, sys; d = json.load(open(sys.argv[1])); d.pop("time_s"); print(json.dumps(d, sort_keys=True))' "$1"
 }
 
+# A report that cannot be written (a full disk) fails the command, and the design file
+# written before it goes too: the failure leaves neither file.
+expect 2 "multi whose --report-md cannot be written" -- multi --board zc706 --model "$lenet" \
+  --model "$cifar" -o "$tmp/out_dir/d.json" --report-md /dev/full
+check "the report's failure is said" grep -q '/dev/full: cannot write' "$tmp/err"
+
 for bw in 3.8 0.5; do
   args=(--board zc706 --model "$lenet" --model "$lenet:2000" --model "$cifar" --bandwidth "$bw")
   expect 0 "multi -o at $bw GB/s" -- multi "${args[@]}" -o "$tmp/d$bw.json" --report-md "$tmp/m$bw.md" --json

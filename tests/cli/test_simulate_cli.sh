@@ -48,6 +48,10 @@ expect 0 "a multi design" -- multi --board zc706 --model "$lenet" --model "$lene
   -o "$tmp/multi.json"
 expect 2 "simulate a multi design" -- simulate "$tmp/multi.json" --json
 check "the multi file is named" names_file "$tmp/multi.json"
+echo '{"nodes": []}' >"$tmp/unnamed.json"
+expect 2 "simulate a JSON file that names no design" -- simulate "$tmp/unnamed.json"
+check "it says the file names no design" \
+  grep -qF "$tmp/unnamed.json: not a cnnmap design file (no known \"format\")" "$tmp/err"
 
 # ---- a streaming design (fpgaConvNet, rule optimiser) ----
 # json_ok FILE FRAMES MODE: the keys of cli.md and the command's own, positive figures,
