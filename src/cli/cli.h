@@ -115,8 +115,9 @@ int cm_cli_print_json(json_t *obj);
 int cm_cli_print_text(const char *text, size_t len);
 /* The end of a command that saved the design file `output` (NULL: none) before it
  * printed its answer (rc: the printing's exit code): stdout is flushed, and when the
- * answer could not be written the file is removed, so that a failure leaves no file
- * behind. Says "cannot write to standard output" once. */
+ * answer could not be written the file it wrote is removed (cm_remove_written_file: not
+ * a device it wrote through), so that a failure leaves no file behind. Says "cannot
+ * write to standard output" once. */
 int cm_cli_printed(int rc, const char *output);
 
 /* A command's JSON report and its design file, two texts of the same design written side

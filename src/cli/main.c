@@ -9,6 +9,7 @@
 #include <cnnmap/version.h>
 
 #include "cli/cli.h"
+#include "util/atomic_file.h"
 #include "util/csv.h"
 #include "util/json_file.h"
 
@@ -150,8 +151,8 @@ int cm_cli_printed(int rc, const char *output)
         fprintf(stderr, "cnnmap: cannot write to standard output\n");
         rc = CM_EINTERNAL;
     }
-    if (rc != CM_OK && output)
-        remove(output);
+    if (rc != CM_OK)
+        cm_remove_written_file(output);
     return rc;
 }
 

@@ -83,7 +83,7 @@ cm_status cm_multi_save_outputs(const cm_multi_result *r, const cm_multi_request
         st = write_text(report_md, cm_multi_report_md(r), err);
         /* the command failed: neither of its files stays */
         if (st != CM_OK && design_out)
-            remove(design_out);
+            cm_remove_written_file(design_out);
     }
     return st;
 }

@@ -110,3 +110,10 @@ cm_status cm_write_file_atomic(const char *path, const char *data, size_t len, c
     free(tmp);
     return st;
 }
+
+void cm_remove_written_file(const char *path)
+{
+    struct stat sb;
+    if (path && lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        unlink(path);
+}

@@ -14,4 +14,10 @@
 
 cm_status cm_write_file_atomic(const char *path, const char *data, size_t len, cm_error *err);
 
+/* Removes the output file at `path` of a command that failed after writing it: only a
+ * regular file, which cm_write_file_atomic put there. A device, FIFO or symbolic link
+ * (-o /dev/null, /dev/stdout) was written through and is not the command's to remove:
+ * as root, remove() would delete /dev/null itself. */
+void cm_remove_written_file(const char *path);
+
 #endif

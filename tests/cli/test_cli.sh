@@ -188,7 +188,7 @@ full_cases=(
 for case in "${full_cases[@]}"; do
   name=${case%%|*} cmd=${case#*|}
   cmd=${cmd//F1/$tmp/full1} cmd=${cmd//F2/$tmp/full2}
-  rm -f "$tmp/full1" "$tmp/full2"
+  rm -f "$tmp/full1"* "$tmp/full2"*
   # shellcheck disable=SC2086  # the case's words
   "$cnnmap" $cmd >/dev/full 2>"$tmp/err"
   full_rc=$?
@@ -196,7 +196,29 @@ for case in "${full_cases[@]}"; do
   check "$name > /dev/full says so in one line" \
     grep -qx 'cnnmap: cannot write to standard output' "$tmp/err"
   check "$name > /dev/full: one line on stderr" [ "$(wc -l <"$tmp/err")" -eq 1 ]
-  check "$name > /dev/full leaves no file" bash -c '[ ! -e "$1" ] && [ ! -e "$2" ]' _ "$tmp/full1" "$tmp/full2"
+  # (F1.csv too: sweep's output)
+  check "$name > /dev/full leaves no file" \
+    bash -c 'shopt -s nullglob; f=("$1"* "$2"*); [ ${#f[@]} -eq 0 ]' _ "$tmp/full1" "$tmp/full2"
+done
+
+# A failed command removes only a file it wrote. An output that is a device, or a
+# symbolic link to one, was written through and stays: as root, `-o /dev/null` of a
+# command whose answer could not be printed deleted /dev/null itself.
+ln -s /dev/null "$tmp/null_link"
+nodes=("$tmp/null_link")
+if mknod "$tmp/null_dev" c 1 3 2>/dev/null; then # root (as in CI): a device of its own
+  nodes+=("$tmp/null_dev")
+fi
+for node in "${nodes[@]}"; do
+  "$cnnmap" optimise "$lenet" --board zc706 -o "$node" >/dev/full 2>"$tmp/err"
+  full_rc=$?
+  check "optimise -o ${node##*/} > /dev/full exits 4 (got $full_rc)" [ "$full_rc" -eq 4 ]
+  check "optimise -o ${node##*/} > /dev/full leaves it in place" \
+    bash -c '[ -L "$1" ] || [ -c "$1" ]' _ "$node"
+  "$cnnmap" multi --board zc706 --model "$lenet" --model "$lenet" -o "$node" \
+    --report-md /dev/full >/dev/null 2>"$tmp/err"
+  check "multi -o ${node##*/} --report-md /dev/full leaves it in place" \
+    bash -c '[ -L "$1" ] || [ -c "$1" ]' _ "$node"
 done
 
 finish
