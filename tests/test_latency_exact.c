@@ -73,7 +73,27 @@ typedef struct brute {
     int *max_n, *max_m, *max_bank; /* per arch block */
     double best;
     long points, infeasible;
+    cm_lat_eval *cold; /* every point costed afresh too (NULL: not) */
 } brute;
+
+/* The eval structure keeps each block's resources from one costing to the next
+ * (cm_lat_block_memo): a point must cost the same as in a structure costing it first. */
+static void check_against_cold(const brute *b)
+{
+    cm_error err = {0};
+    cm_lat_eval_free(b->cold);
+    assert_int_equal(cm_lat_eval_init(b->a, b->cold, &err), CM_OK);
+    cm_lat_evaluate(b->a, b->m, b->f, b->cold);
+    const cm_lat_eval *w = b->e, *c = b->cold;
+    assert_true(w->feasible == c->feasible && w->latency_s == c->latency_s);
+    assert_true(w->res.dsp == c->res.dsp && w->res.bram18 == c->res.bram18 &&
+                w->res.lut == c->res.lut && w->res.ff == c->res.ff && w->res.uram == c->res.uram);
+    for (int k = 0; k < b->a->n_blocks; k++)
+        assert_true(w->block_res[k].dsp == c->block_res[k].dsp &&
+                    w->block_res[k].bram18 == c->block_res[k].bram18 &&
+                    w->block_res[k].lut == c->block_res[k].lut &&
+                    w->block_res[k].ff == c->block_res[k].ff);
+}
 
 /* Every (N, m, bank) of every conv block: N up to the most filters of its layers, m up
  * to the largest window, the bank up to what its layers need unfolded at N = m = 1
@@ -82,6 +102,8 @@ static void brute_blocks(brute *b, int i)
 {
     if (i == b->n_conv) {
         cm_lat_evaluate(b->a, b->m, b->f, b->e);
+        if (b->cold)
+            check_against_cold(b);
         b->points++;
         if (b->e->feasible)
             b->best = fmin(b->best, b->e->latency_s);
@@ -194,8 +216,10 @@ static void test_exact_equals_brute_force(void **state)
     for (int i = 0; i < 4; i++) {
         cm_board board = zc706();
         board.resources = boards[i];
-        brute b = {0};
+        cm_lat_eval cold = {0};
+        brute b = {.cold = i == 0 ? &cold : NULL};
         double best = brute_minimum(g, &board, &b);
+        cm_lat_eval_free(&cold);
         assert_true(isfinite(best));
         if (i < 3)
             assert_true(b.infeasible > 0);

@@ -334,6 +334,29 @@ static void buffered_blocks(const cm_lat_arch *a, const cm_lat_machine *m, const
         }
 }
 
+/* block_resources, from the memo when block b's size and folding are those it was last
+ * costed for (the kind of a block never changes within an architecture). */
+static cm_resources memo_resources(cm_latency_block_kind k, const cm_lat_size *z,
+                                   const cm_lat_fold *f, int b, int wb, cm_lat_block_memo *memo)
+{
+    const cm_lat_block_memo key = {z->rows, z->cols, z->channels,
+                                   {z->kernel[0], z->kernel[1]},
+                                   {z->pad[0], z->pad[1], z->pad[2], z->pad[3]},
+                                   z->has_bias, z->used, true, f->coarse[b], f->macc[b],
+                                   f->bank[b], wb, {0}};
+    if (memo->valid && memo->rows == key.rows && memo->cols == key.cols &&
+        memo->channels == key.channels && memo->kernel[0] == key.kernel[0] &&
+        memo->kernel[1] == key.kernel[1] && memo->pad[0] == key.pad[0] &&
+        memo->pad[1] == key.pad[1] && memo->pad[2] == key.pad[2] &&
+        memo->pad[3] == key.pad[3] && memo->has_bias == key.has_bias &&
+        memo->used == key.used && memo->coarse == key.coarse && memo->macc == key.macc &&
+        memo->bank == key.bank && memo->word_bits == key.word_bits)
+        return memo->res;
+    *memo = key;
+    memo->res = block_resources(k, z, f, b, wb);
+    return memo->res;
+}
+
 static void resources(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
                       cm_lat_eval *e, cm_lat_size *sizes)
 {
@@ -350,7 +373,8 @@ static void resources(const cm_lat_arch *a, const cm_lat_machine *m, const cm_la
         }
     memset(&e->res, 0, sizeof e->res);
     for (int b = 0; b < a->n_blocks; b++) {
-        e->block_res[b] = block_resources(a->kind[b], &sizes[b], f, b, m->word_bits);
+        e->block_res[b] =
+            memo_resources(a->kind[b], &sizes[b], f, b, m->word_bits, &e->block_memo[b]);
         e->block_kernel[2 * b] = sizes[b].kernel[0];
         e->block_kernel[2 * b + 1] = sizes[b].kernel[1];
     }
@@ -507,10 +531,11 @@ cm_status cm_lat_eval_init(const cm_lat_arch *a, cm_lat_eval *e, cm_error *err)
     e->sub_weights_s = calloc(ns, sizeof *e->sub_weights_s);
     e->sub_weight_words = calloc(ns, sizeof *e->sub_weight_words);
     e->block_res = calloc(nb, sizeof *e->block_res);
+    e->block_memo = calloc(nb, sizeof *e->block_memo);
     e->block_layers = calloc(nb, sizeof *e->block_layers);
     e->block_kernel = calloc(2 * nb, sizeof *e->block_kernel);
     if (!e->block_kernel || !e->fin || !e->subs || !e->sub_ii || !e->sub_depth || !e->sub_exec || !e->sub_weights_s ||
-        !e->sub_weight_words || !e->block_res || !e->block_layers) {
+        !e->sub_weight_words || !e->block_res || !e->block_memo || !e->block_layers) {
         cm_lat_eval_free(e);
         return cm_error_nomem(err);
     }
@@ -527,6 +552,7 @@ void cm_lat_eval_free(cm_lat_eval *e)
     free(e->sub_weights_s);
     free(e->sub_weight_words);
     free(e->block_res);
+    free(e->block_memo);
     free(e->block_layers);
     free(e->block_kernel);
     memset(e, 0, sizeof *e);

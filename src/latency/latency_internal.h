@@ -145,6 +145,16 @@ typedef struct cm_lat_sub {
 } cm_lat_sub;
 
 /* What one evaluation gives. Scratch arrays are sized for the architecture. */
+/* A block's resources as last costed, and what they were costed for: a step of the
+ * searches changes one block's folding, and costing every other block again was half of
+ * an evaluation (a 10,000-layer chain left uncut has a conv block a layer). */
+typedef struct cm_lat_block_memo {
+    int rows, cols, channels, kernel[2], pad[4]; /* the block's size (cm_lat_size) */
+    bool has_bias, used, valid;
+    int coarse, macc, bank, word_bits;
+    cm_resources res;
+} cm_lat_block_memo;
+
 typedef struct cm_lat_eval {
     bool feasible;
     double latency_s, exec_s, weights_s;
@@ -155,6 +165,7 @@ typedef struct cm_lat_eval {
     double *sub_ii, *sub_depth, *sub_exec, *sub_weights_s;
     int64_t *sub_weight_words;
     cm_resources *block_res;
+    cm_lat_block_memo *block_memo;
     int *block_layers;
     int *block_kernel;     /* 2 per block: the largest window scheduled on it */
 } cm_lat_eval;
