@@ -3,7 +3,9 @@
 # convolutions (8 channels, 8x8) and as residual networks of a convolution and an Add a
 # block (50, 500 and 5,000 layers: 25 to 2,500 blocks), on a ZC706. For each: `inspect`
 # (the load), `optimise --optimiser rule -o D.json` on fpgaConvNet's partitioned
-# designs (--no-weights-reloading) and on FINN, and `evaluate D.json`: wall time, CPU time
+# designs (--no-weights-reloading), on FINN, and on fpgaConvNet by default
+# ("fpgaconvnet-choice": at batch 1 both flows run, the partitioned and the
+# latency-driven one, and the faster design is kept), and `evaluate D.json`: wall time, CPU time
 # (user + system) and peak resident memory of each process (GNU time), in a Markdown
 # table; for `optimise`, also the design it returned (latency, partitions) and whether
 # its budget stopped it (CM_OPTIMISE_RULE_WORK node costings: a budget that ends the
@@ -52,9 +54,9 @@ for net in chain100 chain1000 chain10000 res25 res250 res2500; do
     m=$WORK/$net.onnx
     layers=$("$C" inspect "$m" --json | /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)["layers"]))')
     echo "| $net | $layers | inspect | | $(measure "$C" inspect "$m" --json) | | |"
-    for backend in fpgaconvnet finn; do
+    for backend in fpgaconvnet finn fpgaconvnet-choice; do
         d=$WORK/$net.$backend.json
-        flags=(--board zc706 --backend "$backend" --optimiser rule --quiet --json -o "$d")
+        flags=(--board zc706 --backend "${backend%-choice}" --optimiser rule --quiet --json -o "$d")
         [[ $backend == fpgaconvnet ]] && flags+=(--no-weights-reloading)
         row=$(measure "$C" optimise "$m" "${flags[@]}")
         echo "| $net | $layers | optimise rule | $backend | $row$(design)"
