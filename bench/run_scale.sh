@@ -42,6 +42,8 @@ import json, sys
 try:
     j = json.load(open(sys.argv[1]))
     stop = "stopped it" if "budget" in j["optimiser"].get("note", "") else ""
+    if j.get("latency_driven", {}).get("stopped_early"):
+        stop = (stop + ", " if stop else "") + "stopped the latency search"
     print(" %.4g | %d | %s |" % (j["latency_s"] * 1e3, j["partitions"], stop))
 except (OSError, ValueError, KeyError, TypeError):
     print(" | | |")
