@@ -217,7 +217,7 @@ static void test_exact_equals_brute_force(void **state)
         cm_board board = zc706();
         board.resources = boards[i];
         cm_lat_eval cold = {0};
-        brute b = {.cold = i == 0 ? &cold : NULL};
+        brute b = {.cold = &cold};
         double best = brute_minimum(g, &board, &b);
         cm_lat_eval_free(&cold);
         assert_true(isfinite(best));
@@ -311,12 +311,84 @@ static void test_choice_bound(void **state)
     }
 }
 
+/* The memos an eval structure keeps between evaluations (each block's resources, each
+ * subgraph step's figures and streams) on real networks: a walk of 3,000 random moves
+ * of one block's N, m or bank, as the searches make them, costed in one structure and
+ * afresh in another, for two cut vectors of each model (every weight layer alone, and
+ * none cut), must agree to the bit (the banks' sizes move the schedule's f_in, and
+ * with it the subgraphs). */
+static void test_eval_memo_walk(void **state)
+{
+    (void)state;
+    static const char *const models[] = {"zoo/cifar10_quick.onnx", "zoo/mpcnn.onnx",
+                                         "zoo/alexnet_fe.onnx"};
+    const cm_board board = zc706();
+    for (int i = 0; i < 3; i++) {
+        char path[1024];
+        cm_test_generated_model(models[i], path, sizeof path);
+        cm_graph *g = NULL;
+        cm_error err = {0};
+        assert_int_equal(cm_model_load(path, &g, &err), CM_OK);
+        cm_lat_net net;
+        assert_int_equal(cm_lat_net_build(g, &net, &err), CM_OK);
+        cm_lat_machine m = {.avail = board.resources, .clock_hz = board.clock_mhz * 1e6,
+                            .bw_bytes_s = board.bandwidth_gbps * 1e9, .word_bits = 16, .batch = 1};
+        m.bw_words = m.bw_bytes_s / (m.clock_hz * 2.0);
+        bool *cut = calloc((size_t)net.n_weight, sizeof *cut);
+        for (int every = 0; every < 2; every++) {
+            for (int w = 1; w < net.n_weight; w++)
+                cut[w] = every;
+            cm_lat_arch a;
+            cm_lat_eval warm, cold = {0};
+            assert_int_equal(cm_lat_arch_build(&net, cut, true, &a, &err), CM_OK);
+            assert_int_equal(cm_lat_eval_init(&a, &warm, &err), CM_OK);
+            size_t n = (size_t)a.n_blocks + 1;
+            cm_lat_fold f = {calloc(n, sizeof(int)), calloc(n, sizeof(int)),
+                             calloc(n, sizeof(int)), true};
+            brute b = {.a = &a, .m = &m, .f = &f, .e = &warm, .cold = &cold};
+            b.conv_blocks = calloc(n, sizeof(int));
+            b.max_n = calloc(n, sizeof(int)), b.max_m = calloc(n, sizeof(int));
+            b.max_bank = calloc(n, sizeof(int));
+            block_ranges(&b);
+            uint64_t rng = 0x9e3779b97f4a7c15ull + (uint64_t)(2 * i + every);
+            long moved = 0;
+            double last = -1.0;
+            for (int step = 0; step < 3000; step++) {
+                rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+                const int k = b.conv_blocks[(rng >> 32) % (uint64_t)b.n_conv];
+                const int what = (int)((rng >> 8) % 3);
+                const uint64_t r = rng >> 40;
+                if (what == 0)
+                    f.coarse[k] = 1 + (int)(r % (uint64_t)b.max_n[k]);
+                else if (what == 1)
+                    f.macc[k] = 1 + (int)(r % (uint64_t)b.max_m[k]);
+                else
+                    f.bank[k] = 1 + (int)(r % (uint64_t)b.max_bank[k]);
+                cm_lat_evaluate(&a, &m, &f, &warm);
+                check_against_cold(&b);
+                moved += warm.latency_s != last;
+                last = warm.latency_s;
+            }
+            assert_true(moved > 1000); /* most moves change the figures the memos keep */
+            free(b.conv_blocks), free(b.max_n), free(b.max_m), free(b.max_bank);
+            free(f.coarse), free(f.macc), free(f.bank);
+            cm_lat_eval_free(&cold);
+            cm_lat_eval_free(&warm);
+            cm_lat_arch_free(&a);
+        }
+        free(cut);
+        cm_lat_net_free(&net);
+        cm_graph_free(g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_equals_brute_force),
         cmocka_unit_test(test_exact_models),
         cmocka_unit_test(test_choice_bound),
+        cmocka_unit_test(test_eval_memo_walk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

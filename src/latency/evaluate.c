@@ -392,26 +392,106 @@ double cm_lat_entry_ii(const cm_lat_entry *x)
     return a > b ? a : b;
 }
 
+/* Sub si's memo, emptied when the subgraph at si is not the one it was last; NULL when
+ * the room for its steps cannot be had (their figures are then worked out afresh). */
+static cm_lat_sub_memo *sub_memo(const cm_lat_net *net, cm_lat_eval *e, int si)
+{
+    const cm_lat_sub *s = &e->subs[si];
+    if (si >= e->n_sub_memo) { /* grown as used: the schedule's room is for every f_in */
+        int n = e->n_sub_memo > 0 ? e->n_sub_memo : 16;
+        while (n <= si)
+            n *= 2;
+        cm_lat_sub_memo *grown = realloc(e->sub_memo, (size_t)n * sizeof *grown);
+        if (!grown)
+            return NULL;
+        memset(grown + e->n_sub_memo, 0, (size_t)(n - e->n_sub_memo) * sizeof *grown);
+        e->sub_memo = grown;
+        e->n_sub_memo = n;
+    }
+    cm_lat_sub_memo *m = &e->sub_memo[si];
+    if (m->valid && m->group == s->group && m->fold == s->fold && m->folds == s->folds)
+        return m;
+    m->valid = false;
+    if (m->room < s->n_steps) {
+        cm_lat_step_memo *steps = realloc(m->steps, (size_t)s->n_steps * sizeof *steps);
+        if (!steps)
+            return NULL;
+        m->steps = steps;
+        m->room = s->n_steps;
+    }
+    memset(m->steps, 0, (size_t)s->n_steps * sizeof *m->steps);
+    m->group = s->group, m->fold = s->fold, m->folds = s->folds;
+    cm_lat_sub_io(net, s, &m->in_words, &m->out_words);
+    m->valid = true;
+    return m;
+}
+
+/* Step k of sub s, seeing `slices` of its maps with `coarse` streams of `macc` MACCs: its
+ * entries' largest interval and its depth, kept in memo (NULL: none, in scratch) for the
+ * next evaluation. */
+static const cm_lat_step_memo *step_figures(const cm_lat_net *net, const cm_lat_sub *s,
+                                            cm_lat_sub_memo *memo, int k, int slices,
+                                            int coarse, int macc, cm_lat_step_memo *scratch)
+{
+    cm_lat_step_memo *x = memo ? &memo->steps[k] : scratch;
+    if (memo && x->coarse == coarse && x->macc == macc && x->slices == slices)
+        return x;
+    const cm_lat_step *st = &s->steps[k];
+    cm_lat_entry e[2] = {{0.0, 1.0, 0.0, 1.0}, {0.0, 1.0, 0.0, 1.0}};
+    double depth;
+    int n = cm_lat_step_entries(&net->l[st->layer], st->kind, slices, coarse, macc, e, &depth);
+    x->coarse = coarse, x->macc = macc, x->slices = slices;
+    x->ii = 0.0;
+    for (int i = 0; i < n; i++)
+        x->ii = fmax(x->ii, cm_lat_entry_ii(&e[i]));
+    x->depth = depth;
+    return x;
+}
+
+static void sub_words(const cm_lat_net *net, const cm_lat_sub *s, const cm_lat_sub_memo *memo,
+                      double *in, double *out)
+{
+    if (memo) {
+        *in = memo->in_words, *out = memo->out_words;
+        return;
+    }
+    cm_lat_sub_io(net, s, in, out);
+}
+
 /* Interval of the memory node and of the conv nodes (whose rates the rule for the
  * other blocks' streams must not undercut), and the depth of the subgraph. */
 static double sub_base_ii(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
-                          const cm_lat_sub *s)
+                          const cm_lat_sub *s, cm_lat_sub_memo *memo)
 {
     double in, out;
-    cm_lat_sub_io(a->net, s, &in, &out);
+    sub_words(a->net, s, memo, &in, &out);
     double ii = (in + out) / m->bw_words;
     for (int k = 0; k < s->n_steps; k++) {
         const cm_lat_step *st = &s->steps[k];
         if (st->kind != CM_LATENCY_CONV)
             continue;
-        cm_lat_entry e[2] = {{0.0, 1.0, 0.0, 1.0}, {0.0, 1.0, 0.0, 1.0}};
-        double depth;
-        int n = cm_lat_step_entries(&a->net->l[st->layer], st->kind, s->folds, f->coarse[st->block],
-                                    f->macc[st->block], e, &depth);
-        for (int i = 0; i < n; i++)
-            ii = fmax(ii, cm_lat_entry_ii(&e[i]));
+        cm_lat_step_memo scratch;
+        ii = fmax(ii, step_figures(a->net, s, memo, k, s->folds, f->coarse[st->block],
+                                   f->macc[st->block], &scratch)->ii);
     }
     return ii;
+}
+
+/* The streams a pooling, pointwise or accumulation step takes from `c`: doubled while
+ * its interval is above the subgraph's base and they stay at most `cap`. */
+static int step_streams(const cm_lat_layer *l, const cm_lat_sub *s, const cm_lat_step *st,
+                        int c, int cap, double base)
+{
+    cm_lat_entry x[2] = {{0.0, 1.0, 0.0, 1.0}, {0.0, 1.0, 0.0, 1.0}};
+    double depth;
+    while (c * 2 <= cap) {
+        cm_lat_step_entries(l, st->kind, cm_lat_step_slices(s->fold, s->folds, st->kind), c, 1, x,
+                            &depth);
+        if (cm_lat_entry_ii(&x[0]) <= base)
+            break;
+        c *= 2;
+    }
+    return c;
 }
 
 /* The fewest streams (a power of two, at most the channels and 64) that keep each
@@ -424,23 +504,22 @@ static void auto_coarse(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fo
             f->coarse[b] = 1;
     for (int si = 0; si < e->n_subs; si++) {
         const cm_lat_sub *s = &e->subs[si];
-        double base = sub_base_ii(a, m, f, s);
+        cm_lat_sub_memo *memo = sub_memo(a->net, e, si);
+        double base = sub_base_ii(a, m, f, s, memo);
         for (int k = 0; k < s->n_steps; k++) {
             const cm_lat_step *st = &s->steps[k];
             const cm_lat_layer *l = &a->net->l[st->layer];
             if (st->kind == CM_LATENCY_CONV)
                 continue;
             int cap = l->nout < 64 ? l->nout : 64, c = f->coarse[st->block];
-            cm_lat_entry x[2] = {{0.0, 1.0, 0.0, 1.0}, {0.0, 1.0, 0.0, 1.0}};
-            double depth;
-            while (c * 2 <= cap) {
-                cm_lat_step_entries(l, st->kind, cm_lat_step_slices(s->fold, s->folds, st->kind),
-                                    c, 1, x, &depth);
-                if (cm_lat_entry_ii(&x[0]) <= base)
-                    break;
-                c *= 2;
+            cm_lat_step_memo *x = memo ? &memo->steps[k] : NULL;
+            if (x && x->streams > 0 && x->streams_from == c && x->streams_base == base) {
+                f->coarse[st->block] = x->streams;
+                continue;
             }
-            f->coarse[st->block] = c;
+            f->coarse[st->block] = step_streams(l, s, st, c, cap, base);
+            if (x)
+                x->streams_from = c, x->streams_base = base, x->streams = f->coarse[st->block];
         }
     }
 }
@@ -458,20 +537,20 @@ static void time_sub(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat
                      cm_lat_eval *e, int si)
 {
     const cm_lat_sub *s = &e->subs[si];
+    cm_lat_sub_memo *memo = sub_memo(a->net, e, si);
     double in, out, depth_sum = 0.0;
-    cm_lat_sub_io(a->net, s, &in, &out);
+    sub_words(a->net, s, memo, &in, &out);
     double ii = (in + out) / m->bw_words;
     int64_t words = 0;
     for (int k = 0; k < s->n_steps; k++) {
         const cm_lat_step *st = &s->steps[k];
         const cm_lat_layer *l = &a->net->l[st->layer];
-        cm_lat_entry x[2] = {{0.0, 1.0, 0.0, 1.0}, {0.0, 1.0, 0.0, 1.0}};
-        double depth;
-        int n = cm_lat_step_entries(l, st->kind, cm_lat_step_slices(s->fold, s->folds, st->kind),
-                                    f->coarse[st->block], f->macc[st->block], x, &depth);
-        for (int i = 0; i < n; i++)
-            ii = fmax(ii, cm_lat_entry_ii(&x[i]));
-        depth_sum += depth;
+        cm_lat_step_memo scratch;
+        const cm_lat_step_memo *x =
+            step_figures(a->net, s, memo, k, cm_lat_step_slices(s->fold, s->folds, st->kind),
+                         f->coarse[st->block], f->macc[st->block], &scratch);
+        ii = fmax(ii, x->ii);
+        depth_sum += x->depth;
         words += step_weight_words(l, st->kind, s->folds);
     }
     e->sub_ii[si] = ii;
@@ -553,6 +632,9 @@ void cm_lat_eval_free(cm_lat_eval *e)
     free(e->sub_weight_words);
     free(e->block_res);
     free(e->block_memo);
+    for (int si = 0; si < e->n_sub_memo; si++)
+        free(e->sub_memo[si].steps);
+    free(e->sub_memo);
     free(e->block_layers);
     free(e->block_kernel);
     memset(e, 0, sizeof *e);

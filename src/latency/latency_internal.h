@@ -155,6 +155,26 @@ typedef struct cm_lat_block_memo {
     cm_resources res;
 } cm_lat_block_memo;
 
+/* A subgraph step's SDF figures (cm_lat_step_entries) as last worked out, and for what
+ * folding: the searches change one block's folding or bank at a time (a sweep of the
+ * bank sizes changes no step's figures at all), and working out every step's entries
+ * again was most of an evaluation. */
+typedef struct cm_lat_step_memo {
+    int coarse, macc, slices;   /* coarse 0: none yet */
+    double ii, depth;           /* its entries' largest interval, its depth */
+    double streams_base;        /* auto_coarse's: from `streams_from` streams at this */
+    int streams_from, streams;  /* base interval the step took `streams` (0: none yet) */
+} cm_lat_step_memo;
+
+/* The memo of the subgraph at one place of the schedule: its steps' figures and the
+ * words it moves, valid while the subgraph there is the same (group, fold, folds). */
+typedef struct cm_lat_sub_memo {
+    bool valid;
+    int group, fold, folds, room;
+    double in_words, out_words;
+    cm_lat_step_memo *steps;
+} cm_lat_sub_memo;
+
 typedef struct cm_lat_eval {
     bool feasible;
     double latency_s, exec_s, weights_s;
@@ -166,6 +186,8 @@ typedef struct cm_lat_eval {
     int64_t *sub_weight_words;
     cm_resources *block_res;
     cm_lat_block_memo *block_memo;
+    cm_lat_sub_memo *sub_memo; /* per place in subs, n_sub_memo of them so far */
+    int n_sub_memo;
     int *block_layers;
     int *block_kernel;     /* 2 per block: the largest window scheduled on it */
 } cm_lat_eval;
