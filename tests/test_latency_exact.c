@@ -54,6 +54,17 @@ static cm_graph *small_net(void)
     return cm_test_load_built(m, "small.onnx");
 }
 
+/* A model of the test generators' zoo (zoo/NAME.onnx), loaded. */
+static cm_graph *load_zoo(const char *name)
+{
+    char path[1024];
+    cm_test_generated_model(name, path, sizeof path);
+    cm_graph *g = NULL;
+    cm_error err = {0};
+    assert_int_equal(cm_model_load(path, &g, &err), CM_OK);
+    return g;
+}
+
 static cm_board zc706(void)
 {
     cm_board b;
@@ -147,6 +158,20 @@ static void block_ranges(brute *b)
     }
 }
 
+/* The per-block arrays of b and its ranges, for architecture a's n blocks. */
+static void brute_ranges(brute *b, size_t n)
+{
+    b->conv_blocks = calloc(n, sizeof(int));
+    b->max_n = calloc(n, sizeof(int)), b->max_m = calloc(n, sizeof(int));
+    b->max_bank = calloc(n, sizeof(int));
+    block_ranges(b);
+}
+
+static void brute_ranges_free(brute *b)
+{
+    free(b->conv_blocks), free(b->max_n), free(b->max_m), free(b->max_bank);
+}
+
 static void brute_cut(const cm_lat_net *net, const cm_lat_machine *m, const bool *cut, brute *b)
 {
     cm_lat_arch a;
@@ -157,15 +182,21 @@ static void brute_cut(const cm_lat_net *net, const cm_lat_machine *m, const bool
     size_t n = (size_t)a.n_blocks + 1;
     cm_lat_fold f = {calloc(n, sizeof(int)), calloc(n, sizeof(int)), calloc(n, sizeof(int)), true};
     b->a = &a, b->e = &e, b->f = &f, b->m = m;
-    b->conv_blocks = calloc(n, sizeof(int));
-    b->max_n = calloc(n, sizeof(int)), b->max_m = calloc(n, sizeof(int));
-    b->max_bank = calloc(n, sizeof(int));
-    block_ranges(b);
+    brute_ranges(b, n);
     brute_blocks(b, 0);
-    free(b->conv_blocks), free(b->max_n), free(b->max_m), free(b->max_bank);
+    brute_ranges_free(b);
     free(f.coarse), free(f.macc), free(f.bank);
     cm_lat_eval_free(&e);
     cm_lat_arch_free(&a);
+}
+
+/* The machine a board is, at 16 bits and batch 1. */
+static cm_lat_machine machine_of(const cm_board *board)
+{
+    cm_lat_machine m = {.avail = board->resources, .clock_hz = board->clock_mhz * 1e6,
+                        .bw_bytes_s = board->bandwidth_gbps * 1e9, .word_bits = 16, .batch = 1};
+    m.bw_words = m.bw_bytes_s / (m.clock_hz * 2.0);
+    return m;
 }
 
 /* The least latency of any point of the space (INFINITY: none fits). */
@@ -174,9 +205,7 @@ static double brute_minimum(const cm_graph *g, const cm_board *board, brute *b)
     cm_lat_net net;
     cm_error err = {0};
     assert_int_equal(cm_lat_net_build(g, &net, &err), CM_OK);
-    cm_lat_machine m = {.avail = board->resources, .clock_hz = board->clock_mhz * 1e6,
-                        .bw_bytes_s = board->bandwidth_gbps * 1e9, .word_bits = 16, .batch = 1};
-    m.bw_words = m.bw_bytes_s / (m.clock_hz * 2.0);
+    cm_lat_machine m = machine_of(board);
     bool *cut = calloc((size_t)net.n_weight, sizeof *cut);
     b->best = INFINITY;
     for (unsigned mask = 0; mask < 1u << (net.n_weight - 1); mask++) {
@@ -253,11 +282,8 @@ static void test_exact_models(void **state)
                                          "zoo/vgg16_fe.onnx"};
     cm_board board = zc706();
     for (int i = 0; i < 5; i++) {
-        char path[1024];
-        cm_test_generated_model(models[i], path, sizeof path);
-        cm_graph *g = NULL;
+        cm_graph *g = load_zoo(models[i]);
         cm_error err = {0};
-        assert_int_equal(cm_model_load(path, &g, &err), CM_OK);
         cm_latency_options o;
         cm_latency_options_init(&o);
         cm_latency_design rule, d, e;
@@ -324,16 +350,11 @@ static void test_eval_memo_walk(void **state)
                                          "zoo/alexnet_fe.onnx"};
     const cm_board board = zc706();
     for (int i = 0; i < 3; i++) {
-        char path[1024];
-        cm_test_generated_model(models[i], path, sizeof path);
-        cm_graph *g = NULL;
+        cm_graph *g = load_zoo(models[i]);
         cm_error err = {0};
-        assert_int_equal(cm_model_load(path, &g, &err), CM_OK);
         cm_lat_net net;
         assert_int_equal(cm_lat_net_build(g, &net, &err), CM_OK);
-        cm_lat_machine m = {.avail = board.resources, .clock_hz = board.clock_mhz * 1e6,
-                            .bw_bytes_s = board.bandwidth_gbps * 1e9, .word_bits = 16, .batch = 1};
-        m.bw_words = m.bw_bytes_s / (m.clock_hz * 2.0);
+        cm_lat_machine m = machine_of(&board);
         bool *cut = calloc((size_t)net.n_weight, sizeof *cut);
         for (int every = 0; every < 2; every++) {
             for (int w = 1; w < net.n_weight; w++)
@@ -346,10 +367,7 @@ static void test_eval_memo_walk(void **state)
             cm_lat_fold f = {calloc(n, sizeof(int)), calloc(n, sizeof(int)),
                              calloc(n, sizeof(int)), true};
             brute b = {.a = &a, .m = &m, .f = &f, .e = &warm, .cold = &cold};
-            b.conv_blocks = calloc(n, sizeof(int));
-            b.max_n = calloc(n, sizeof(int)), b.max_m = calloc(n, sizeof(int));
-            b.max_bank = calloc(n, sizeof(int));
-            block_ranges(&b);
+            brute_ranges(&b, n);
             uint64_t rng = 0x9e3779b97f4a7c15ull + (uint64_t)(2 * i + every);
             long moved = 0;
             double last = -1.0;
@@ -370,7 +388,7 @@ static void test_eval_memo_walk(void **state)
                 last = warm.latency_s;
             }
             assert_true(moved > 1000); /* most moves change the figures the memos keep */
-            free(b.conv_blocks), free(b.max_n), free(b.max_m), free(b.max_bank);
+            brute_ranges_free(&b);
             free(f.coarse), free(f.macc), free(f.bank);
             cm_lat_eval_free(&cold);
             cm_lat_eval_free(&warm);
