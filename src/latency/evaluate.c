@@ -590,11 +590,22 @@ void cm_lat_evaluate(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold 
 
 /* ---- scratch ---- */
 
+/* The most subgraphs a schedule can have: a foldable group runs as f_in passes and an
+ * accumulation, f_in at most its weight layer's input maps (choose_fin). Sized for
+ * CM_LAT_MAX_FIN a group, every search's trial (a cut vector) allocated and cleared
+ * megabytes: a quarter of a 100-layer chain's CPU time. */
 static int max_subs(const cm_lat_arch *a)
 {
     int n = 0;
-    for (int gi = 0; gi < a->n_groups; gi++)
-        n += a->groups[gi].foldable ? CM_LAT_MAX_FIN + 1 : 1;
+    for (int gi = 0; gi < a->n_groups; gi++) {
+        const cm_lat_group *g = &a->groups[gi];
+        if (!g->foldable) {
+            n++;
+            continue;
+        }
+        const int nin = a->net->l[g->steps[g->lead].layer].nin;
+        n += (nin < CM_LAT_MAX_FIN ? (nin > 1 ? nin : 1) : CM_LAT_MAX_FIN) + 1;
+    }
     return n;
 }
 
