@@ -54,6 +54,26 @@ static cm_graph *small_net(void)
     return cm_test_load_built(m, "small.onnx");
 }
 
+/* x 64x8x8 -> maxpool 2 -> relu (-> relu) -> convA 32x3x3 pad 1 -> relu -> convB
+ * 16x3x3: convA's group folds over its maps with the pool and the ReLUs in each pass,
+ * with two_relus two ReLUs in each pass (each on a block of its own). */
+static cm_graph *pooled_net(bool two_relus)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 4, (int64_t[]){1, 64, 8, 8});
+    Onnx__NodeProto *n = ob_node(m, "MaxPool", "pool", "x", "p");
+    ob_attr_ints(n, "kernel_shape", 2, (int64_t[]){2, 2});
+    ob_attr_ints(n, "strides", 2, (int64_t[]){2, 2});
+    ob_node(m, "Relu", "relu0", "p", "r0");
+    if (two_relus)
+        ob_node(m, "Relu", "relu1", "r0", "r1");
+    conv(m, "convA", two_relus ? "r1" : "r0", "a", 32, 64, 1);
+    ob_node(m, "Relu", "reluA", "a", "ra");
+    conv(m, "convB", "ra", "y", 16, 32, 1);
+    ob_output(m, "y", 4, NULL);
+    return cm_test_load_built(m, two_relus ? "pooled2.onnx" : "pooled.onnx");
+}
+
 /* A model of the test generators' zoo (zoo/NAME.onnx), loaded. */
 static cm_graph *load_zoo(const char *name)
 {
@@ -88,15 +108,25 @@ typedef struct brute {
 } brute;
 
 /* The eval structure keeps each block's resources from one costing to the next
- * (cm_lat_block_memo): a point must cost the same as in a structure costing it first. */
+ * (cm_lat_block_memo), and works out each f_in pass as the one before it: a point must
+ * cost the same, subgraph by subgraph, as in a structure costing it first and timing
+ * every pass afresh. */
 static void check_against_cold(const brute *b)
 {
     cm_error err = {0};
     cm_lat_eval_free(b->cold);
     assert_int_equal(cm_lat_eval_init(b->a, b->cold, &err), CM_OK);
+    b->cold->every_pass = true;
     cm_lat_evaluate(b->a, b->m, b->f, b->cold);
     const cm_lat_eval *w = b->e, *c = b->cold;
     assert_true(w->feasible == c->feasible && w->latency_s == c->latency_s);
+    assert_int_equal(w->n_subs, c->n_subs);
+    for (int k = 0; k < w->n_subs; k++)
+        assert_true(w->sub_ii[k] == c->sub_ii[k] && w->sub_depth[k] == c->sub_depth[k] &&
+                    w->sub_exec[k] == c->sub_exec[k] &&
+                    w->sub_weight_words[k] == c->sub_weight_words[k]);
+    for (int k = 0; k < b->a->n_blocks; k++)
+        assert_int_equal(w->block_layers[k], c->block_layers[k]);
     assert_true(w->res.dsp == c->res.dsp && w->res.bram18 == c->res.bram18 &&
                 w->res.lut == c->res.lut && w->res.ff == c->res.ff && w->res.uram == c->res.uram);
     for (int k = 0; k < b->a->n_blocks; k++)
@@ -347,10 +377,10 @@ static void test_eval_memo_walk(void **state)
 {
     (void)state;
     static const char *const models[] = {"zoo/cifar10_quick.onnx", "zoo/mpcnn.onnx",
-                                         "zoo/alexnet_fe.onnx"};
+                                         "zoo/alexnet_fe.onnx", NULL, NULL};
     const cm_board board = zc706();
-    for (int i = 0; i < 3; i++) {
-        cm_graph *g = load_zoo(models[i]);
+    for (int i = 0; i < 5; i++) {
+        cm_graph *g = models[i] ? load_zoo(models[i]) : pooled_net(i == 4);
         cm_error err = {0};
         cm_lat_net net;
         assert_int_equal(cm_lat_net_build(g, &net, &err), CM_OK);
@@ -400,6 +430,93 @@ static void test_eval_memo_walk(void **state)
     }
 }
 
+/* Between two of cm_lat_bank_steps's sizes a point differs only in its block's BRAM,
+ * which the latency search's bank sweep relies on to cost those sizes alone: at every
+ * other bank of every conv block, for a spread of N and m, the latency is the bank
+ * before's to the bit, the point fits only if that one did, and only BRAM grew. */
+static void bank_steps_hold(const cm_lat_net *net, const cm_lat_machine *m, const bool *cut,
+                            long *between, long *moved)
+{
+    cm_error err = {0};
+    cm_lat_arch a;
+    cm_lat_eval e;
+    assert_int_equal(cm_lat_arch_build(net, cut, true, &a, &err), CM_OK);
+    assert_int_equal(cm_lat_eval_init(&a, &e, &err), CM_OK);
+    size_t n = (size_t)a.n_blocks + 1;
+    cm_lat_fold f = {calloc(n, sizeof(int)), calloc(n, sizeof(int)), calloc(n, sizeof(int)), true};
+    brute b = {.a = &a, .m = m, .f = &f, .e = &e};
+    brute_ranges(&b, n);
+    for (int i = 0; i < b.n_conv; i++) {
+        const int k = b.conv_blocks[i];
+        cm_lat_bank_steps w;
+        assert_int_equal(cm_lat_bank_steps_init(&a, k, &w, &err), CM_OK);
+        const int ns[] = {1, 2, 3, 5, 8, 16, b.max_n[k]}, ms[] = {1, 2, 5, b.max_m[k]};
+        for (int x = 0; x < 7; x++)
+            for (int y = 0; y < 4; y++) {
+                f.coarse[k] = ns[x] < b.max_n[k] ? ns[x] : b.max_n[k];
+                f.macc[k] = ms[y] < b.max_m[k] ? ms[y] : b.max_m[k];
+                cm_lat_bank_steps_at(&w, m, f.coarse[k], f.macc[k]);
+                int next = 0;
+                double latency = 0.0;
+                bool feasible = false;
+                cm_resources res = {0};
+                for (int bank = 1; bank <= b.max_bank[k]; bank++) {
+                    f.bank[k] = bank;
+                    cm_lat_evaluate(&a, m, &f, &e);
+                    bool step = bank == 1;
+                    while (next < w.n_q && w.at[next] <= bank)
+                        step |= w.at[next++] == bank;
+                    if (!step) {
+                        assert_true(e.latency_s == latency);
+                        assert_true(!e.feasible || feasible);
+                        assert_true(e.res.bram18 >= res.bram18 && e.res.dsp == res.dsp &&
+                                    e.res.lut == res.lut && e.res.ff == res.ff &&
+                                    e.res.uram == res.uram);
+                        (*between)++;
+                    } else if (bank > 1) {
+                        *moved += e.latency_s != latency;
+                    }
+                    latency = e.latency_s, feasible = e.feasible, res = e.res;
+                }
+            }
+        f.coarse[k] = f.macc[k] = f.bank[k] = 1;
+        cm_lat_bank_steps_free(&w);
+    }
+    brute_ranges_free(&b);
+    free(f.coarse), free(f.macc), free(f.bank);
+    cm_lat_eval_free(&e);
+    cm_lat_arch_free(&a);
+}
+
+/* On the small network (every cut vector; its convA folds at 14 BRAM18 a bank) and on
+ * CIFAR-10 quick, MPCNN and AlexNet (every weight layer alone, and none cut). */
+static void test_bank_steps(void **state)
+{
+    (void)state;
+    static const char *const models[] = {NULL, "zoo/cifar10_quick.onnx", "zoo/mpcnn.onnx",
+                                         "zoo/alexnet_fe.onnx"};
+    const cm_board board = zc706();
+    const cm_lat_machine m = machine_of(&board);
+    long between = 0, moved = 0;
+    for (int i = 0; i < 4; i++) {
+        cm_graph *g = models[i] ? load_zoo(models[i]) : small_net();
+        cm_error err = {0};
+        cm_lat_net net;
+        assert_int_equal(cm_lat_net_build(g, &net, &err), CM_OK);
+        bool *cut = calloc((size_t)net.n_weight, sizeof *cut);
+        const unsigned vectors = models[i] ? 2u : 1u << (net.n_weight - 1);
+        for (unsigned v = 0; v < vectors; v++) {
+            for (int w = 1; w < net.n_weight; w++)
+                cut[w] = models[i] ? v : (v >> (w - 1)) & 1;
+            bank_steps_hold(&net, &m, cut, &between, &moved);
+        }
+        free(cut);
+        cm_lat_net_free(&net);
+        cm_graph_free(g);
+    }
+    assert_true(between > 1000 && moved > 50); /* the sweep skips much; steps matter */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_exact_models),
         cmocka_unit_test(test_choice_bound),
         cmocka_unit_test(test_eval_memo_walk),
+        cmocka_unit_test(test_bank_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

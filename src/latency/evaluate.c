@@ -127,8 +127,14 @@ void cm_lat_sub_io(const cm_lat_net *net, const cm_lat_sub *s, double *in_words,
  * chunks of the filter's input maps: of the G groups' nin / G maps, nin in all. */
 int64_t cm_lat_bank_words(const cm_lat_layer *l, int folds, int coarse, int macc)
 {
-    return (int64_t)ceil_div(cm_lat_group_filters(l), coarse) * (l->nin / folds) *
-           (int64_t)ceil_div((double)l->kernel[0] * l->kernel[1], macc);
+    return cm_lat_bank_words_of(cm_lat_group_filters(l), l->nin / folds,
+                                (int64_t)l->kernel[0] * l->kernel[1], coarse, macc);
+}
+
+int64_t cm_lat_bank_words_of(int64_t filters, int64_t maps, int64_t window, int coarse, int macc)
+{
+    return (int64_t)ceil_div((double)filters, coarse) * maps *
+           (int64_t)ceil_div((double)window, macc);
 }
 
 static bool bank_fits(const cm_lat_machine *m, const cm_lat_fold *f, const cm_lat_step *s,
@@ -211,6 +217,98 @@ static bool schedule(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat
         add_sub(e, gi, fin, fin, g->acc_steps, g->n_acc_steps);
     }
     return ok;
+}
+
+/* ---- the bank sizes at which a schedule changes ---- */
+
+typedef struct cm_lat_bank_question {
+    int64_t filters, maps, window; /* cm_lat_bank_words_of's: group filters, maps a pass, k x k */
+} cm_lat_bank_question;
+
+static bool ask(cm_lat_bank_steps *w, const cm_lat_layer *l, int folds)
+{
+    if (w->n_q == w->cap) {
+        const int cap = w->cap ? 2 * w->cap : 64;
+        cm_lat_bank_question *q = realloc(w->q, (size_t)cap * sizeof *q);
+        if (!q)
+            return false;
+        w->q = q;
+        w->cap = cap;
+    }
+    w->q[w->n_q++] = (cm_lat_bank_question){cm_lat_group_filters(l), l->nin / folds,
+                                            (int64_t)l->kernel[0] * l->kernel[1]};
+    return true;
+}
+
+static int cmp_question(const void *a, const void *b)
+{
+    const cm_lat_bank_question *x = a, *y = b;
+    if (x->filters != y->filters)
+        return (x->filters > y->filters) - (x->filters < y->filters);
+    if (x->maps != y->maps)
+        return (x->maps > y->maps) - (x->maps < y->maps);
+    return (x->window > y->window) - (x->window < y->window);
+}
+
+/* The questions schedule() asks of block b's bank, each once (a residual network's
+ * blocks ask alike): choose_fin's of a foldable group's weight layer at every f_in it
+ * may take, group_banks_fit's of the other groups' conv steps. */
+cm_status cm_lat_bank_steps_init(const cm_lat_arch *a, int b, cm_lat_bank_steps *w, cm_error *err)
+{
+    memset(w, 0, sizeof *w);
+    bool ok = true;
+    for (int gi = 0; gi < a->n_groups && ok; gi++) {
+        const cm_lat_group *g = &a->groups[gi];
+        for (int k = 0; k < g->n_steps && ok; k++) {
+            const cm_lat_step *st = &g->steps[k];
+            const cm_lat_layer *l = &a->net->l[st->layer];
+            if (st->block != b)
+                continue;
+            if (g->foldable && k == g->lead) {
+                for (int d = 1; d <= l->nin && d <= CM_LAT_MAX_FIN && ok; d++)
+                    if (cm_lat_fin_ok(l, d))
+                        ok = ask(w, l, d);
+            } else if (!g->foldable && st->kind == CM_LATENCY_CONV) {
+                ok = ask(w, l, 1);
+            }
+        }
+    }
+    w->at = ok ? malloc(((size_t)w->n_q + 1) * sizeof *w->at) : NULL;
+    if (!w->at) {
+        cm_lat_bank_steps_free(w);
+        return cm_error_nomem(err);
+    }
+    if (w->n_q > 0) {
+        qsort(w->q, (size_t)w->n_q, sizeof *w->q, cmp_question);
+        int n = 1;
+        for (int i = 1; i < w->n_q; i++)
+            if (cmp_question(&w->q[i], &w->q[n - 1]) != 0)
+                w->q[n++] = w->q[i];
+        w->n_q = n;
+    }
+    return CM_OK;
+}
+
+static int cmp_int64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void cm_lat_bank_steps_at(cm_lat_bank_steps *w, const cm_lat_machine *m, int coarse, int macc)
+{
+    for (int i = 0; i < w->n_q; i++)
+        w->at[i] = cm_fcn_bram_mem(cm_lat_bank_words_of(w->q[i].filters, w->q[i].maps,
+                                                        w->q[i].window, coarse, macc),
+                                   m->word_bits);
+    qsort(w->at, (size_t)w->n_q, sizeof *w->at, cmp_int64);
+}
+
+void cm_lat_bank_steps_free(cm_lat_bank_steps *w)
+{
+    free(w->q);
+    free(w->at);
+    memset(w, 0, sizeof *w);
 }
 
 /* ---- block resources ---- */
@@ -334,6 +432,20 @@ static void buffered_blocks(const cm_lat_arch *a, const cm_lat_machine *m, const
         }
 }
 
+/* Whether sub si is a pass of a folded group like the sub before it: the f_in passes
+ * see the same slice of the maps (cm_lat_step_slices), so they read and write the same
+ * words, size the blocks alike and take the same time. An evaluation works out the
+ * first pass and counts the rest (a layer folded hundreds of ways made every point of
+ * a bank sweep cost hundreds of subgraphs). */
+static bool repeats_pass(const cm_lat_eval *e, int si)
+{
+    if (si == 0 || e->every_pass)
+        return false;
+    const cm_lat_sub *s = &e->subs[si], *p = &e->subs[si - 1];
+    /* a group is one subgraph, or its passes one after another and its accumulation */
+    return s->group == p->group && s->fold < s->folds;
+}
+
 /* block_resources, from the memo when block b's size and folding are those it was last
  * costed for (the kind of a block never changes within an architecture). */
 static cm_resources memo_resources(cm_latency_block_kind k, const cm_lat_size *z,
@@ -362,15 +474,18 @@ static void resources(const cm_lat_arch *a, const cm_lat_machine *m, const cm_la
 {
     memset(sizes, 0, (size_t)a->n_blocks * sizeof *sizes);
     memset(e->block_layers, 0, (size_t)a->n_blocks * sizeof *e->block_layers);
-    for (int si = 0; si < e->n_subs; si++)
+    for (int si = 0; si < e->n_subs; si++) {
+        const bool again = repeats_pass(e, si); /* sizes as the pass before: counted only */
         for (int k = 0; k < e->subs[si].n_steps; k++) {
             const cm_lat_step *s = &e->subs[si].steps[k];
             const cm_lat_layer *l = &a->net->l[s->layer];
             int folds = s->kind == CM_LATENCY_ACCUM
                             ? 1 : cm_lat_step_slices(e->subs[si].fold, e->subs[si].folds, s->kind);
-            cm_lat_size_add(&sizes[s->block], l, l->nin / folds);
+            if (!again)
+                cm_lat_size_add(&sizes[s->block], l, l->nin / folds);
             e->block_layers[s->block]++;
         }
+    }
     memset(&e->res, 0, sizeof e->res);
     for (int b = 0; b < a->n_blocks; b++) {
         e->block_res[b] =
@@ -504,6 +619,11 @@ static void auto_coarse(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fo
             f->coarse[b] = 1;
     for (int si = 0; si < e->n_subs; si++) {
         const cm_lat_sub *s = &e->subs[si];
+        /* A pass after its like leaves the streams as they are: each of its steps has
+         * a block of its own (arch.c embeds a group's steps in ascending blocks), and
+         * step_streams from where it stopped stops again at once, at the same base. */
+        if (repeats_pass(e, si))
+            continue;
         cm_lat_sub_memo *memo = sub_memo(a->net, e, si);
         double base = sub_base_ii(a, m, f, s, memo);
         for (int k = 0; k < s->n_steps; k++) {
@@ -578,7 +698,14 @@ void cm_lat_evaluate(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold 
     e->exec_s = e->weights_s = 0.0;
     const double bytes = m->word_bits / 8.0;
     for (int si = 0; si < e->n_subs; si++) {
-        time_sub(a, m, f, e, si);
+        if (repeats_pass(e, si)) {
+            e->sub_ii[si] = e->sub_ii[si - 1];
+            e->sub_depth[si] = e->sub_depth[si - 1];
+            e->sub_exec[si] = e->sub_exec[si - 1];
+            e->sub_weight_words[si] = e->sub_weight_words[si - 1];
+        } else {
+            time_sub(a, m, f, e, si);
+        }
         e->sub_weights_s[si] =
             e->n_subs > 1 ? (double)e->sub_weight_words[si] * bytes / m->bw_bytes_s : 0.0;
         e->exec_s += e->sub_exec[si];

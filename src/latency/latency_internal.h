@@ -66,6 +66,8 @@ static inline int cm_lat_group_filters(const cm_lat_layer *l)
 /* Words of one MACC unit's bank for a conv layer folded `folds` ways over its input
  * maps on N = coarse units of m = macc MACCs. */
 int64_t cm_lat_bank_words(const cm_lat_layer *l, int folds, int coarse, int macc);
+/* The same from a layer's group filters, maps a pass and window size (k x k). */
+int64_t cm_lat_bank_words_of(int64_t filters, int64_t maps, int64_t window, int coarse, int macc);
 void cm_lat_net_free(cm_lat_net *net);
 
 /* One scheduled step: a layer (or one pass of a folded layer) on a block. */
@@ -190,7 +192,25 @@ typedef struct cm_lat_eval {
     int n_sub_memo;
     int *block_layers;
     int *block_kernel;     /* 2 per block: the largest window scheduled on it */
+    bool every_pass;       /* work out each f_in pass afresh, not as the one before (the
+                            * tests' reference for evaluate.c's repeats_pass) */
 } cm_lat_eval;
+
+/* The bank sizes of conv block b at which a point's schedule can change: the schedule
+ * asks only whether a layer's weights, folded f ways over its input maps, fit one bank,
+ * and nothing else of a point depends on the bank but the block's BRAM, which grows
+ * with it. So between two of these sizes a point differs only in that BRAM (the latency
+ * search costs no other sizes). */
+typedef struct cm_lat_bank_steps {
+    struct cm_lat_bank_question *q; /* what the schedule asks of the bank, each once */
+    int n_q, cap;
+    int64_t *at; /* cm_lat_bank_steps_at's sizes: n_q of them, ascending, repeats kept */
+} cm_lat_bank_steps;
+cm_status cm_lat_bank_steps_init(const cm_lat_arch *a, int b, cm_lat_bank_steps *w,
+                                 cm_error *err);
+/* The least bank that answers each question yes, at N = coarse and m = macc. */
+void cm_lat_bank_steps_at(cm_lat_bank_steps *w, const cm_lat_machine *m, int coarse, int macc);
+void cm_lat_bank_steps_free(cm_lat_bank_steps *w);
 
 cm_status cm_lat_eval_init(const cm_lat_arch *a, cm_lat_eval *e, cm_error *err);
 void cm_lat_eval_free(cm_lat_eval *e);

@@ -156,26 +156,51 @@ static cm_status block_breakpoints(const trial *t, int b, int what, int **out, i
     return st;
 }
 
-/* Every bank size from 1 to the unfolded need, for one (N, m) of conv block b. */
-static void sweep_banks(search *s, trial *t, int b, double *best, int best_f[3])
+/* Counts n points as costed without costing them, as far as the budget goes: each
+ * would have cost what the point before it did (the loop's own check then stops). */
+static void pass_over(search *s, uint64_t n)
+{
+    const uint64_t room = s->evaluations < s->budget ? s->budget - s->evaluations : 0;
+    s->evaluations += n < room ? n : room;
+}
+
+/* Every bank size from 1 to the unfolded need, for one (N, m) of conv block b. Between
+ * two sizes at which the schedule can change (cm_lat_bank_steps) the point is the same
+ * but for more BRAM: no better, and a tie keeps the smaller bank. So only those sizes
+ * are costed, and the others counted as costed (the budget, and with it the design,
+ * stays what costing each size gave). */
+static void sweep_banks(search *s, trial *t, int b, cm_lat_bank_steps *w, double *best,
+                        int best_f[3])
 {
     const cm_resources *avail = &s->m->avail;
-    int full = cm_lat_full_bank(&t->a, s->m, &t->f, b);
-    int64_t units = (int64_t)t->f.coarse[b] * t->f.macc[b];
-    for (int bank = 1; bank <= full && units * bank <= avail->bram18 && !out_of_budget(s); bank++) {
-        t->f.bank[b] = bank;
+    const int64_t units = (int64_t)t->f.coarse[b] * t->f.macc[b];
+    const int64_t full = cm_lat_full_bank(&t->a, s->m, &t->f, b);
+    const int64_t room = avail->bram18 / units, last = full < room ? full : room;
+    cm_lat_bank_steps_at(w, s->m, t->f.coarse[b], t->f.macc[b]);
+    int next = 0;
+    for (int64_t bank = 1; bank <= last && !out_of_budget(s);) {
+        t->f.bank[b] = (int)bank;
         double lat = run(s, t);
         if (lat < *best) {
             *best = lat;
-            best_f[0] = t->f.coarse[b], best_f[1] = t->f.macc[b], best_f[2] = bank;
+            best_f[0] = t->f.coarse[b], best_f[1] = t->f.macc[b], best_f[2] = (int)bank;
         }
+        while (next < w->n_q && w->at[next] <= bank)
+            next++;
+        const int64_t change = next < w->n_q && w->at[next] <= last ? w->at[next] : last + 1;
+        pass_over(s, (uint64_t)(change - bank - 1));
+        bank = change;
     }
 }
 
 static cm_status exhaustive(search *s, trial *t, int b, cm_error *err)
 {
     int *nv = NULL, *mv = NULL, nn = 0, nm = 0;
-    cm_status st = block_breakpoints(t, b, 0, &nv, &nn, err);
+    cm_lat_bank_steps w;
+    cm_status st = cm_lat_bank_steps_init(&t->a, b, &w, err);
+    if (st != CM_OK)
+        return st;
+    st = block_breakpoints(t, b, 0, &nv, &nn, err);
     if (st == CM_OK)
         st = block_breakpoints(t, b, 1, &mv, &nm, err);
     double best = INFINITY;
@@ -184,11 +209,12 @@ static cm_status exhaustive(search *s, trial *t, int b, cm_error *err)
         for (int j = 0; j < nn && (int64_t)nv[j] * mv[i] <= s->m->avail.dsp && !out_of_budget(s); j++) {
             t->f.coarse[b] = nv[j];
             t->f.macc[b] = mv[i];
-            sweep_banks(s, t, b, &best, best_f);
+            sweep_banks(s, t, b, &w, &best, best_f);
         }
     t->f.coarse[b] = best_f[0], t->f.macc[b] = best_f[1], t->f.bank[b] = best_f[2];
     free(nv);
     free(mv);
+    cm_lat_bank_steps_free(&w);
     return st;
 }
 
