@@ -108,9 +108,10 @@ typedef struct brute {
 } brute;
 
 /* The eval structure keeps each block's resources from one costing to the next
- * (cm_lat_block_memo), and works out each f_in pass as the one before it: a point must
- * cost the same, subgraph by subgraph, as in a structure costing it first and timing
- * every pass afresh. */
+ * (cm_lat_block_memo), each group's f_in and the blocks' sizes while the schedule
+ * stands, and works out each f_in pass as the one before it: a point must cost the
+ * same, subgraph by subgraph and block by block, as in a structure costing it first and
+ * working everything out afresh. */
 static void check_against_cold(const brute *b)
 {
     cm_error err = {0};
@@ -125,8 +126,11 @@ static void check_against_cold(const brute *b)
         assert_true(w->sub_ii[k] == c->sub_ii[k] && w->sub_depth[k] == c->sub_depth[k] &&
                     w->sub_exec[k] == c->sub_exec[k] &&
                     w->sub_weight_words[k] == c->sub_weight_words[k]);
-    for (int k = 0; k < b->a->n_blocks; k++)
+    for (int k = 0; k < b->a->n_blocks; k++) {
         assert_int_equal(w->block_layers[k], c->block_layers[k]);
+        assert_int_equal(w->block_kernel[2 * k], c->block_kernel[2 * k]);
+        assert_int_equal(w->block_kernel[2 * k + 1], c->block_kernel[2 * k + 1]);
+    }
     assert_true(w->res.dsp == c->res.dsp && w->res.bram18 == c->res.bram18 &&
                 w->res.lut == c->res.lut && w->res.ff == c->res.ff && w->res.uram == c->res.uram);
     for (int k = 0; k < b->a->n_blocks; k++)

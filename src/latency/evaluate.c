@@ -194,19 +194,42 @@ static void add_sub(cm_lat_eval *e, int group, int fold, int folds, const cm_lat
 }
 
 /* Expands the groups into subgraphs; false when some weights fit no bank. */
+/* choose_fin, from the group's memo when its weight layer's block has the N, m and
+ * bank it had when last asked. */
+static int memo_fin(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
+                    cm_lat_eval *e, int gi, bool *ok)
+{
+    const cm_lat_group *g = &a->groups[gi];
+    const int b = g->steps[g->lead].block;
+    cm_lat_fin_memo *x = &e->fin_memo[gi];
+    if (!(x->fin > 0 && x->coarse == f->coarse[b] && x->macc == f->macc[b] &&
+          x->bank == f->bank[b] && x->word_bits == m->word_bits)) {
+        bool fits = true;
+        const int fin = choose_fin(a, m, f, g, &fits);
+        *x = (cm_lat_fin_memo){f->coarse[b], f->macc[b], f->bank[b], m->word_bits, fin, fits};
+    }
+    *ok &= x->fits;
+    return x->fin;
+}
+
 static bool schedule(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
                      cm_lat_eval *e)
 {
     bool ok = true;
     e->n_subs = 0;
+    e->schedule_moved = false;
     for (int gi = 0; gi < a->n_groups; gi++) {
         const cm_lat_group *g = &a->groups[gi];
         int fin = 1;
         if (g->foldable) {
-            fin = choose_fin(a, m, f, g, &ok);
+            fin = memo_fin(a, m, f, e, gi, &ok);
             e->fin[g->weight] = fin;
         } else {
             ok &= group_banks_fit(a, m, f, g);
+        }
+        if (e->group_fin[gi] != fin) {
+            e->group_fin[gi] = fin;
+            e->schedule_moved = true;
         }
         if (fin == 1) {
             add_sub(e, gi, 0, 1, g->steps, g->n_steps);
@@ -446,32 +469,31 @@ static bool repeats_pass(const cm_lat_eval *e, int si)
     return s->group == p->group && s->fold < s->folds;
 }
 
+static bool same_size(const cm_lat_size *a, const cm_lat_size *b)
+{
+    return a->rows == b->rows && a->cols == b->cols && a->channels == b->channels &&
+           a->kernel[0] == b->kernel[0] && a->kernel[1] == b->kernel[1] &&
+           a->pad[0] == b->pad[0] && a->pad[1] == b->pad[1] && a->pad[2] == b->pad[2] &&
+           a->pad[3] == b->pad[3] && a->has_bias == b->has_bias && a->used == b->used;
+}
+
 /* block_resources, from the memo when block b's size and folding are those it was last
  * costed for (the kind of a block never changes within an architecture). */
 static cm_resources memo_resources(cm_latency_block_kind k, const cm_lat_size *z,
                                    const cm_lat_fold *f, int b, int wb, cm_lat_block_memo *memo)
 {
-    const cm_lat_block_memo key = {z->rows, z->cols, z->channels,
-                                   {z->kernel[0], z->kernel[1]},
-                                   {z->pad[0], z->pad[1], z->pad[2], z->pad[3]},
-                                   z->has_bias, z->used, true, f->coarse[b], f->macc[b],
-                                   f->bank[b], wb, {0}};
-    if (memo->valid && memo->rows == key.rows && memo->cols == key.cols &&
-        memo->channels == key.channels && memo->kernel[0] == key.kernel[0] &&
-        memo->kernel[1] == key.kernel[1] && memo->pad[0] == key.pad[0] &&
-        memo->pad[1] == key.pad[1] && memo->pad[2] == key.pad[2] &&
-        memo->pad[3] == key.pad[3] && memo->has_bias == key.has_bias &&
-        memo->used == key.used && memo->coarse == key.coarse && memo->macc == key.macc &&
-        memo->bank == key.bank && memo->word_bits == key.word_bits)
+    if (memo->valid && same_size(&memo->size, z) && memo->coarse == f->coarse[b] &&
+        memo->macc == f->macc[b] && memo->bank == f->bank[b] && memo->word_bits == wb)
         return memo->res;
-    *memo = key;
-    memo->res = block_resources(k, z, f, b, wb);
+    *memo = (cm_lat_block_memo){*z, true, f->coarse[b], f->macc[b], f->bank[b], wb,
+                                block_resources(k, z, f, b, wb)};
     return memo->res;
 }
 
-static void resources(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
-                      cm_lat_eval *e, cm_lat_size *sizes)
+/* What the schedule sizes each block for, and how many steps it has (block_layers). */
+static void size_blocks(const cm_lat_arch *a, cm_lat_eval *e)
 {
+    cm_lat_size *sizes = e->block_size;
     memset(sizes, 0, (size_t)a->n_blocks * sizeof *sizes);
     memset(e->block_layers, 0, (size_t)a->n_blocks * sizeof *e->block_layers);
     for (int si = 0; si < e->n_subs; si++) {
@@ -486,6 +508,14 @@ static void resources(const cm_lat_arch *a, const cm_lat_machine *m, const cm_la
             e->block_layers[s->block]++;
         }
     }
+}
+
+static void resources(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
+                      cm_lat_eval *e)
+{
+    if (e->schedule_moved || e->every_pass)
+        size_blocks(a, e);
+    const cm_lat_size *sizes = e->block_size;
     memset(&e->res, 0, sizeof e->res);
     for (int b = 0; b < a->n_blocks; b++) {
         e->block_res[b] =
@@ -688,13 +718,12 @@ static bool fits(const cm_resources *r, const cm_resources *max)
 void cm_lat_evaluate(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold *f,
                      cm_lat_eval *e)
 {
-    cm_lat_size sizes[a->n_blocks > 0 ? a->n_blocks : 1];
     for (int w = 0; w < a->net->n_weight; w++)
         e->fin[w] = 1;
     bool banks = schedule(a, m, f, e);
     if (f->auto_coarse)
         auto_coarse(a, m, f, e);
-    resources(a, m, f, e, sizes);
+    resources(a, m, f, e);
     e->exec_s = e->weights_s = 0.0;
     const double bytes = m->word_bits / 8.0;
     for (int si = 0; si < e->n_subs; si++) {
@@ -751,7 +780,10 @@ cm_status cm_lat_eval_init(const cm_lat_arch *a, cm_lat_eval *e, cm_error *err)
     e->block_memo = calloc(nb, sizeof *e->block_memo);
     e->block_layers = calloc(nb, sizeof *e->block_layers);
     e->block_kernel = calloc(2 * nb, sizeof *e->block_kernel);
-    if (!e->block_kernel || !e->fin || !e->subs || !e->sub_ii || !e->sub_depth || !e->sub_exec || !e->sub_weights_s ||
+    e->block_size = calloc(nb, sizeof *e->block_size);
+    e->fin_memo = calloc((size_t)a->n_groups + 1, sizeof *e->fin_memo);
+    e->group_fin = calloc((size_t)a->n_groups + 1, sizeof *e->group_fin);
+    if (!e->block_size || !e->fin_memo || !e->group_fin || !e->block_kernel || !e->fin || !e->subs || !e->sub_ii || !e->sub_depth || !e->sub_exec || !e->sub_weights_s ||
         !e->sub_weight_words || !e->block_res || !e->block_memo || !e->block_layers) {
         cm_lat_eval_free(e);
         return cm_error_nomem(err);
@@ -775,5 +807,8 @@ void cm_lat_eval_free(cm_lat_eval *e)
     free(e->sub_memo);
     free(e->block_layers);
     free(e->block_kernel);
+    free(e->block_size);
+    free(e->fin_memo);
+    free(e->group_fin);
     memset(e, 0, sizeof *e);
 }

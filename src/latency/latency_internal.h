@@ -146,13 +146,18 @@ typedef struct cm_lat_sub {
     const cm_lat_step *steps;
 } cm_lat_sub;
 
-/* What one evaluation gives. Scratch arrays are sized for the architecture. */
+/* What a block is sized for: the most any layer scheduled on it needs. */
+typedef struct cm_lat_size {
+    int rows, cols, channels, kernel[2], pad[4];
+    bool has_bias, used;
+} cm_lat_size;
+
 /* A block's resources as last costed, and what they were costed for: a step of the
  * searches changes one block's folding, and costing every other block again was half of
  * an evaluation (a 10,000-layer chain left uncut has a conv block a layer). */
 typedef struct cm_lat_block_memo {
-    int rows, cols, channels, kernel[2], pad[4]; /* the block's size (cm_lat_size) */
-    bool has_bias, used, valid;
+    cm_lat_size size;
+    bool valid;
     int coarse, macc, bank, word_bits;
     cm_resources res;
 } cm_lat_block_memo;
@@ -177,6 +182,14 @@ typedef struct cm_lat_sub_memo {
     cm_lat_step_memo *steps;
 } cm_lat_sub_memo;
 
+/* A foldable group's f_in as last chosen, and for what: its weight layer's block's N,
+ * m and bank size (fin 0: none yet). */
+typedef struct cm_lat_fin_memo {
+    int coarse, macc, bank, word_bits, fin;
+    bool fits;
+} cm_lat_fin_memo;
+
+/* What one evaluation gives. Scratch arrays are sized for the architecture. */
 typedef struct cm_lat_eval {
     bool feasible;
     double latency_s, exec_s, weights_s;
@@ -192,8 +205,15 @@ typedef struct cm_lat_eval {
     int n_sub_memo;
     int *block_layers;
     int *block_kernel;     /* 2 per block: the largest window scheduled on it */
-    bool every_pass;       /* work out each f_in pass afresh, not as the one before (the
-                            * tests' reference for evaluate.c's repeats_pass) */
+    bool every_pass;       /* work out each f_in pass and the blocks' sizes afresh, not
+                            * as the pass before and the schedule before (the tests'
+                            * reference for evaluate.c's repeats_pass and size_blocks) */
+    /* A step of the searches seldom changes the schedule (a group's f_in): what follows
+     * from the schedule alone is kept while it stands. */
+    cm_lat_fin_memo *fin_memo; /* per group */
+    int *group_fin;        /* per group, its f_in in the schedule (0: none worked out yet) */
+    bool schedule_moved;   /* some group's f_in differs from the evaluation before's */
+    cm_lat_size *block_size; /* per block, what the schedule sizes it for */
 } cm_lat_eval;
 
 /* The bank sizes of conv block b at which a point's schedule can change: the schedule
@@ -221,11 +241,6 @@ void cm_lat_evaluate(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold 
                      cm_lat_eval *e);
 
 /* A block's size: the largest of each dimension over the layers scheduled on it. */
-typedef struct cm_lat_size {
-    int rows, cols, channels, kernel[2], pad[4];
-    bool has_bias, used;
-} cm_lat_size;
-
 void cm_lat_size_add(cm_lat_size *z, const cm_lat_layer *l, int channels);
 /* A conv block's resources at size z with N coarse units of m MACCs and banks of
  * `bank` BRAM18 (the BRAM grows by N * m per bank BRAM18). */
