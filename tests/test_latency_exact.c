@@ -459,7 +459,7 @@ static void bank_steps_hold(const cm_lat_net *net, const cm_lat_machine *m, cons
             for (int y = 0; y < 4; y++) {
                 f.coarse[k] = ns[x] < b.max_n[k] ? ns[x] : b.max_n[k];
                 f.macc[k] = ms[y] < b.max_m[k] ? ms[y] : b.max_m[k];
-                cm_lat_bank_steps_at(&w, m, f.coarse[k], f.macc[k]);
+                cm_lat_bank_steps_at(&w, m, f.coarse[k], f.macc[k], b.max_bank[k]);
                 int next = 0;
                 double latency = 0.0;
                 bool feasible = false;
@@ -468,7 +468,7 @@ static void bank_steps_hold(const cm_lat_net *net, const cm_lat_machine *m, cons
                     f.bank[k] = bank;
                     cm_lat_evaluate(&a, m, &f, &e);
                     bool step = bank == 1;
-                    while (next < w.n_q && w.at[next] <= bank)
+                    while (next < w.n_at && w.at[next] <= bank)
                         step |= w.at[next++] == bank;
                     if (!step) {
                         assert_true(e.latency_s == latency);

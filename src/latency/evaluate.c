@@ -318,13 +318,18 @@ static int cmp_int64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void cm_lat_bank_steps_at(cm_lat_bank_steps *w, const cm_lat_machine *m, int coarse, int macc)
+void cm_lat_bank_steps_at(cm_lat_bank_steps *w, const cm_lat_machine *m, int coarse, int macc,
+                          int64_t last)
 {
-    for (int i = 0; i < w->n_q; i++)
-        w->at[i] = cm_fcn_bram_mem(cm_lat_bank_words_of(w->q[i].filters, w->q[i].maps,
-                                                        w->q[i].window, coarse, macc),
-                                   m->word_bits);
-    qsort(w->at, (size_t)w->n_q, sizeof *w->at, cmp_int64);
+    w->n_at = 0;
+    for (int i = 0; i < w->n_q; i++) {
+        const int64_t at = cm_fcn_bram_mem(cm_lat_bank_words_of(w->q[i].filters, w->q[i].maps,
+                                                                w->q[i].window, coarse, macc),
+                                           m->word_bits);
+        if (at > 1 && at <= last) /* the sweep begins at 1 and ends at last */
+            w->at[w->n_at++] = at;
+    }
+    qsort(w->at, (size_t)w->n_at, sizeof *w->at, cmp_int64);
 }
 
 void cm_lat_bank_steps_free(cm_lat_bank_steps *w)
@@ -724,7 +729,9 @@ void cm_lat_evaluate(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold 
     if (f->auto_coarse)
         auto_coarse(a, m, f, e);
     resources(a, m, f, e);
-    e->exec_s = e->weights_s = 0.0;
+    /* summed in locals: the stores into e's arrays could otherwise alias them, and the
+     * sums waited on memory a subgraph */
+    double exec_s = 0.0, weights_s = 0.0;
     const double bytes = m->word_bits / 8.0;
     for (int si = 0; si < e->n_subs; si++) {
         if (repeats_pass(e, si)) {
@@ -737,10 +744,11 @@ void cm_lat_evaluate(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold 
         }
         e->sub_weights_s[si] =
             e->n_subs > 1 ? (double)e->sub_weight_words[si] * bytes / m->bw_bytes_s : 0.0;
-        e->exec_s += e->sub_exec[si];
-        e->weights_s += e->sub_weights_s[si];
+        exec_s += e->sub_exec[si];
+        weights_s += e->sub_weights_s[si];
     }
-    e->latency_s = e->exec_s + e->weights_s;
+    e->exec_s = exec_s, e->weights_s = weights_s;
+    e->latency_s = exec_s + weights_s;
     e->feasible = banks && fits(&e->res, &m->avail);
 }
 

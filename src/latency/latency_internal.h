@@ -224,12 +224,15 @@ typedef struct cm_lat_eval {
 typedef struct cm_lat_bank_steps {
     struct cm_lat_bank_question *q; /* what the schedule asks of the bank, each once */
     int n_q, cap;
-    int64_t *at; /* cm_lat_bank_steps_at's sizes: n_q of them, ascending, repeats kept */
+    int64_t *at; /* cm_lat_bank_steps_at's sizes, ascending, repeats kept */
+    int n_at;
 } cm_lat_bank_steps;
 cm_status cm_lat_bank_steps_init(const cm_lat_arch *a, int b, cm_lat_bank_steps *w,
                                  cm_error *err);
-/* The least bank that answers each question yes, at N = coarse and m = macc. */
-void cm_lat_bank_steps_at(cm_lat_bank_steps *w, const cm_lat_machine *m, int coarse, int macc);
+/* The least bank that answers each question yes, at N = coarse and m = macc: those from
+ * 2 to last (a sweep's other sizes) into at. */
+void cm_lat_bank_steps_at(cm_lat_bank_steps *w, const cm_lat_machine *m, int coarse, int macc,
+                          int64_t last);
 void cm_lat_bank_steps_free(cm_lat_bank_steps *w);
 
 cm_status cm_lat_eval_init(const cm_lat_arch *a, cm_lat_eval *e, cm_error *err);

@@ -176,7 +176,7 @@ static void sweep_banks(search *s, trial *t, int b, cm_lat_bank_steps *w, double
     const int64_t units = (int64_t)t->f.coarse[b] * t->f.macc[b];
     const int64_t full = cm_lat_full_bank(&t->a, s->m, &t->f, b);
     const int64_t room = avail->bram18 / units, last = full < room ? full : room;
-    cm_lat_bank_steps_at(w, s->m, t->f.coarse[b], t->f.macc[b]);
+    cm_lat_bank_steps_at(w, s->m, t->f.coarse[b], t->f.macc[b], last);
     int next = 0;
     for (int64_t bank = 1; bank <= last && !out_of_budget(s);) {
         t->f.bank[b] = (int)bank;
@@ -185,9 +185,9 @@ static void sweep_banks(search *s, trial *t, int b, cm_lat_bank_steps *w, double
             *best = lat;
             best_f[0] = t->f.coarse[b], best_f[1] = t->f.macc[b], best_f[2] = (int)bank;
         }
-        while (next < w->n_q && w->at[next] <= bank)
+        while (next < w->n_at && w->at[next] <= bank)
             next++;
-        const int64_t change = next < w->n_q && w->at[next] <= last ? w->at[next] : last + 1;
+        const int64_t change = next < w->n_at ? w->at[next] : last + 1;
         pass_over(s, (uint64_t)(change - bank - 1));
         bank = change;
     }
