@@ -542,24 +542,15 @@ double cm_lat_entry_ii(const cm_lat_entry *x)
     return a > b ? a : b;
 }
 
-/* Sub si's memo, emptied when the subgraph at si is not the one it was last; NULL when
- * the room for its steps cannot be had (their figures are then worked out afresh). */
+/* Sub si's memo (its group's whole, pass or accumulation), emptied when the group's f_in
+ * is not the one it was last; NULL when the room for its steps cannot be had (their
+ * figures are then worked out afresh). */
 static cm_lat_sub_memo *sub_memo(const cm_lat_net *net, cm_lat_eval *e, int si)
 {
     const cm_lat_sub *s = &e->subs[si];
-    if (si >= e->n_sub_memo) { /* grown as used: the schedule's room is for every f_in */
-        int n = e->n_sub_memo > 0 ? e->n_sub_memo : 16;
-        while (n <= si)
-            n *= 2;
-        cm_lat_sub_memo *grown = realloc(e->sub_memo, (size_t)n * sizeof *grown);
-        if (!grown)
-            return NULL;
-        memset(grown + e->n_sub_memo, 0, (size_t)(n - e->n_sub_memo) * sizeof *grown);
-        e->sub_memo = grown;
-        e->n_sub_memo = n;
-    }
-    cm_lat_sub_memo *m = &e->sub_memo[si];
-    if (m->valid && m->group == s->group && m->fold == s->fold && m->folds == s->folds)
+    const int kind = s->folds == 1 ? 0 : s->fold < s->folds ? 1 : 2;
+    cm_lat_sub_memo *m = &e->sub_memo[3 * s->group + kind];
+    if (m->valid && m->folds == s->folds)
         return m;
     m->valid = false;
     if (m->room < s->n_steps) {
@@ -570,7 +561,7 @@ static cm_lat_sub_memo *sub_memo(const cm_lat_net *net, cm_lat_eval *e, int si)
         m->room = s->n_steps;
     }
     memset(m->steps, 0, (size_t)s->n_steps * sizeof *m->steps);
-    m->group = s->group, m->fold = s->fold, m->folds = s->folds;
+    m->folds = s->folds;
     cm_lat_sub_io(net, s, &m->in_words, &m->out_words);
     m->valid = true;
     return m;
@@ -791,7 +782,9 @@ cm_status cm_lat_eval_init(const cm_lat_arch *a, cm_lat_eval *e, cm_error *err)
     e->block_size = calloc(nb, sizeof *e->block_size);
     e->fin_memo = calloc((size_t)a->n_groups + 1, sizeof *e->fin_memo);
     e->group_fin = calloc((size_t)a->n_groups + 1, sizeof *e->group_fin);
-    if (!e->block_size || !e->fin_memo || !e->group_fin || !e->block_kernel || !e->fin || !e->subs || !e->sub_ii || !e->sub_depth || !e->sub_exec || !e->sub_weights_s ||
+    e->n_sub_memo = 3 * a->n_groups;
+    e->sub_memo = calloc((size_t)e->n_sub_memo + 1, sizeof *e->sub_memo);
+    if (!e->sub_memo || !e->block_size || !e->fin_memo || !e->group_fin || !e->block_kernel || !e->fin || !e->subs || !e->sub_ii || !e->sub_depth || !e->sub_exec || !e->sub_weights_s ||
         !e->sub_weight_words || !e->block_res || !e->block_memo || !e->block_layers) {
         cm_lat_eval_free(e);
         return cm_error_nomem(err);

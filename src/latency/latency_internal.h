@@ -173,11 +173,14 @@ typedef struct cm_lat_step_memo {
     int streams_from, streams;  /* base interval the step took `streams` (0: none yet) */
 } cm_lat_step_memo;
 
-/* The memo of the subgraph at one place of the schedule: its steps' figures and the
- * words it moves, valid while the subgraph there is the same (group, fold, folds). */
+/* The memo of one of a group's subgraphs (the group whole, one of its f_in passes, which
+ * are all alike, or its accumulation): its steps' figures and the words it moves, valid
+ * while the group has the same f_in. Kept by group, not by place in the schedule: a
+ * bank sweep changes a group's f_in at each size it costs, and every subgraph after it
+ * moved to another place. */
 typedef struct cm_lat_sub_memo {
     bool valid;
-    int group, fold, folds, room;
+    int folds, room;
     double in_words, out_words;
     cm_lat_step_memo *steps;
 } cm_lat_sub_memo;
@@ -201,7 +204,7 @@ typedef struct cm_lat_eval {
     int64_t *sub_weight_words;
     cm_resources *block_res;
     cm_lat_block_memo *block_memo;
-    cm_lat_sub_memo *sub_memo; /* per place in subs, n_sub_memo of them so far */
+    cm_lat_sub_memo *sub_memo; /* 3 a group: whole, a pass, the accumulation */
     int n_sub_memo;
     int *block_layers;
     int *block_kernel;     /* 2 per block: the largest window scheduled on it */
