@@ -853,6 +853,7 @@ static void test_time_limit(void **state)
     cm_error err = {0};
     assert_int_equal(cm_latency_optimise(g, &b, &o, &d, &err), CM_OK);
     assert_true(d.stopped_early && d.feasible);
+    assert_false(d.stopped_by_budget); /* the clock, not the budget */
     assert_int_equal(d.n_subgraphs, 300);
     cm_latency_design_free(&d);
     cm_graph_free(g);

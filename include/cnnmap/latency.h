@@ -114,7 +114,9 @@ typedef struct cm_latency_design {
     int batch;
     uint64_t evaluations;       /* design points costed by the search */
     double time_s;              /* search time */
-    bool stopped_early;         /* the time limit ended the search before its own criterion */
+    bool stopped_early;         /* the time limit or the work budget ended the search
+                                 * before its own criterion */
+    bool stopped_by_budget;     /* it was the budget (the same point on any machine) */
     bool has_lower_bound;       /* exact search: no point of the space is below lower_bound_s */
     double lower_bound_s;
     bool optimal;               /* exact search proved latency_s optimal (within its gap) */

@@ -117,7 +117,9 @@ static void print_section(const cm_design *d, const cm_latency_choice *o, bool s
            r->dsp, h->dsp, h->dsp ? 100.0 * (double)r->dsp / (double)h->dsp : 0.0, r->bram18,
            h->bram18, r->lut, h->lut, r->ff, h->ff);
     printf("search       %" PRIu64 " design points, %.3f s%s\n", ld->evaluations, ld->time_s,
-           ld->stopped_early ? ", stopped early by the time limit (the best point found)" : "");
+           !ld->stopped_early       ? ""
+           : ld->stopped_by_budget ? ", stopped by its work budget (the best point found)"
+                                   : ", stopped early by the time limit (the best point found)");
     if (ld->has_lower_bound)
         printf("lower bound  %.6g ms (gap %.3g%%, latency-driven designs%s)\n",
                ld->lower_bound_s * 1e3,

@@ -38,7 +38,10 @@ static void md_summary(cm_strbuf *b, const cm_latency_file *f)
                         ", LUT %" PRId64 "/%" PRId64 ", FF %" PRId64 "/%" PRId64 "\n",
                      r->dsp, h->dsp, r->bram18, h->bram18, r->lut, h->lut, r->ff, h->ff);
     cm_strbuf_printf(b, "- search: %s, %" PRIu64 " design points%s\n", search_name(o->search),
-                     d->evaluations, d->stopped_early ? ", stopped early by the time limit" : "");
+                     d->evaluations,
+                     !d->stopped_early       ? ""
+                     : d->stopped_by_budget ? ", stopped by its work budget"
+                                             : ", stopped early by the time limit");
     if (d->has_lower_bound)
         cm_strbuf_printf(b, "- lower bound: %.6g ms (latency-driven designs)\n",
                          d->lower_bound_s * 1e3);

@@ -157,9 +157,9 @@ static json_t *point_json(const cm_graph *g, const cm_latency_options *o,
 
 static json_t *run_json(const cm_latency_options *o, const cm_latency_design *d)
 {
-    json_t *r = json_pack("{ss sI sf sb}", "optimiser", search_name(o->search), "evaluations",
+    json_t *r = json_pack("{ss sI sf sb sb}", "optimiser", search_name(o->search), "evaluations",
                           (json_int_t)d->evaluations, "time_s", d->time_s, "stopped_early",
-                          d->stopped_early);
+                          d->stopped_early, "stopped_by_budget", d->stopped_by_budget);
     bool ok = r != NULL;
     if (ok && d->has_lower_bound) {
         cm_json_put(r, "lower_bound_s", json_real(d->lower_bound_s), &ok);
@@ -312,6 +312,8 @@ static cm_status read_run(lreader *r, json_t *body, cm_latency_options *o, cm_la
         st = cm_json_get_number(&r->f, j, "run: ", "time_s", 0, 1e12, &d->time_s);
     if (st == CM_OK)
         st = cm_json_get_bool(&r->f, j, "run: ", "stopped_early", &d->stopped_early);
+    if (st == CM_OK && json_object_get(j, "stopped_by_budget")) /* absent before 2026-12 */
+        st = cm_json_get_bool(&r->f, j, "run: ", "stopped_by_budget", &d->stopped_by_budget);
     d->has_lower_bound = st == CM_OK && json_object_get(j, "lower_bound_s");
     if (d->has_lower_bound)
         st = cm_json_get_number(&r->f, j, "run: ", "lower_bound_s", 0, 1e12,

@@ -306,6 +306,7 @@ static void report(exact *x, bool done, cm_lat_search_result *r)
     r->has_lower_bound = x->incumbent < INFINITY;
     r->lower_bound = r->has_lower_bound ? bound * (1.0 - EXACT_ROUNDING) : 0.0;
     r->optimal = r->has_lower_bound && x->incumbent <= bound * (1.0 + fmax(x->o->exact_gap, 0.0));
+    r->stopped_by_budget = r->stopped_by_budget && !x->stopped; /* x: its deadline only */
     r->stopped_early = r->stopped_early || x->stopped;
     r->evaluations += x->evaluations;
 }

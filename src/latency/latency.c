@@ -155,6 +155,7 @@ cm_status cm_latency_optimise(const cm_graph *g, const cm_board *board,
         st = finish(&net, &m, o, r.cut, &p, out, err);
         out->evaluations = r.evaluations;
         out->stopped_early = r.stopped_early;
+        out->stopped_by_budget = r.stopped_by_budget;
         out->has_lower_bound = r.has_lower_bound;
         out->lower_bound_s = r.lower_bound;
         out->optimal = r.optimal;

@@ -283,7 +283,7 @@ typedef struct cm_lat_search_result {
     int n_blocks;
     int *coarse, *macc, *bank;
     uint64_t evaluations;
-    bool stopped_early;
+    bool stopped_early, stopped_by_budget; /* the time limit or the budget; the budget */
     bool has_lower_bound, optimal; /* exact search (exact.c) */
     double lower_bound;
 } cm_lat_search_result;

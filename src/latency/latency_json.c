@@ -138,6 +138,7 @@ json_t *cm_latency_driven_json(const cm_design *d, const cm_latency_choice *c, b
     cm_json_put(j, "evaluations", json_integer((json_int_t)ld->evaluations), &ok);
     cm_json_put(j, "time_s", json_real(ld->time_s), &ok);
     cm_json_put(j, "stopped_early", json_boolean(ld->stopped_early), &ok);
+    cm_json_put(j, "stopped_by_budget", json_boolean(ld->stopped_by_budget), &ok);
     if (ld->has_lower_bound) {
         cm_json_put(j, "lower_bound_s", json_real(ld->lower_bound_s), &ok);
         cm_json_put(j, "optimal", json_boolean(ld->optimal), &ok);

@@ -521,6 +521,7 @@ cm_status cm_lat_search(const cm_lat_net *net, const cm_lat_machine *m,
     r->n_blocks = s.best.n_blocks;
     r->evaluations = s.evaluations;
     r->stopped_early = s.stopped;
+    r->stopped_by_budget = s.stopped && s.evaluations >= s.budget;
     if (st != CM_OK)
         cm_lat_search_free(r);
     return st;
