@@ -193,7 +193,6 @@ static void add_sub(cm_lat_eval *e, int group, int fold, int folds, const cm_lat
     e->subs[e->n_subs++] = (cm_lat_sub){group, fold, folds, n, steps};
 }
 
-/* Expands the groups into subgraphs; false when some weights fit no bank. */
 /* choose_fin, from the group's memo when its weight layer's block has the N, m and
  * bank it had when last asked. */
 static int memo_fin(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
@@ -212,6 +211,7 @@ static int memo_fin(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_
     return x->fin;
 }
 
+/* Expands the groups into subgraphs; false when some weights fit no bank. */
 static bool schedule(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f,
                      cm_lat_eval *e)
 {
@@ -787,8 +787,10 @@ cm_status cm_lat_eval_init(const cm_lat_arch *a, cm_lat_eval *e, cm_error *err)
     e->group_fin = calloc((size_t)a->n_groups + 1, sizeof *e->group_fin);
     e->n_sub_memo = 3 * a->n_groups;
     e->sub_memo = calloc((size_t)e->n_sub_memo + 1, sizeof *e->sub_memo);
-    if (!e->sub_memo || !e->block_size || !e->fin_memo || !e->group_fin || !e->block_kernel || !e->fin || !e->subs || !e->sub_ii || !e->sub_depth || !e->sub_exec || !e->sub_weights_s ||
-        !e->sub_weight_words || !e->block_res || !e->block_memo || !e->block_layers) {
+    if (!e->sub_memo || !e->block_size || !e->fin_memo || !e->group_fin || !e->block_kernel ||
+        !e->fin || !e->subs || !e->sub_ii || !e->sub_depth || !e->sub_exec ||
+        !e->sub_weights_s || !e->sub_weight_words || !e->block_res || !e->block_memo ||
+        !e->block_layers) {
         cm_lat_eval_free(e);
         return cm_error_nomem(err);
     }
