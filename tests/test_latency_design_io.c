@@ -63,6 +63,7 @@ static void assert_same_figures(const cm_latency_design *a, const cm_latency_des
     /* the run's records are the file's */
     assert_true(a->evaluations == b->evaluations && a->time_s == b->time_s);
     assert_true(a->stopped_early == b->stopped_early);
+    assert_true(a->stopped_by_budget == b->stopped_by_budget);
 }
 
 /* Both kinds of point: the rule search's (one subgraph, seven blocks) and the minimal
@@ -195,6 +196,47 @@ static void test_bank_too_small(void **state)
 
 /* Cuts come only before weight layers other than the first: LeNet's second layer is
  * its first pooling. */
+/* The run's stopped_by_budget: read back as written, false in a file written before
+ * the key existed, and a value that is not a boolean is bad input naming the key. */
+static void test_run_budget_flag(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, CM_LATENCY_SEARCH_RULE);
+    cm_latency_design d;
+    cm_error err = {0};
+    assert_int_equal(cm_latency_optimise(f.g, &f.board, &f.o, &d, &err), CM_OK);
+    d.stopped_early = d.stopped_by_budget = true; /* as a search the budget ended */
+    json_t *const values[3] = {json_true(), NULL, json_string("yes")};
+    const cm_status want[3] = {CM_OK, CM_OK, CM_EINPUT};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(cm_latency_design_save(f.file, f.model, "zc706", f.g, &f.o, &d, &err),
+                         CM_OK);
+        json_t *root = json_load_file(f.file, 0, NULL);
+        json_t *run = json_object_get(root, "run");
+        assert_non_null(run);
+        assert_true(json_is_true(json_object_get(run, "stopped_by_budget")));
+        if (values[i])
+            json_object_set_new(run, "stopped_by_budget", values[i]);
+        else
+            json_object_del(run, "stopped_by_budget");
+        assert_int_equal(json_dump_file(root, f.file, 0), 0);
+        json_decref(root);
+        cm_latency_file back;
+        assert_int_equal(cm_latency_design_load(f.file, &back, &err), want[i]);
+        if (want[i] != CM_OK) {
+            assert_non_null(strstr(err.message, "stopped_by_budget"));
+            assert_non_null(strstr(err.message, f.file));
+            continue;
+        }
+        assert_true(back.design.stopped_early);
+        assert_true(back.design.stopped_by_budget == (i == 0));
+        cm_latency_file_free(&back);
+    }
+    cm_latency_design_free(&d);
+    teardown(&f);
+}
+
 static void test_bad_cut(void **state)
 {
     (void)state;
@@ -209,7 +251,7 @@ int main(void)
         cmocka_unit_test(test_unknown_block),      cmocka_unit_test(test_mismatched_kind),
         cmocka_unit_test(test_missing_block),      cmocka_unit_test(test_out_of_range),
         cmocka_unit_test(test_over_board_coarse),  cmocka_unit_test(test_bank_too_small),
-        cmocka_unit_test(test_bad_cut),
+        cmocka_unit_test(test_bad_cut),           cmocka_unit_test(test_run_budget_flag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -246,7 +246,8 @@ int cm_lat_full_bank(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat
 void cm_lat_evaluate(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold *f,
                      cm_lat_eval *e);
 
-/* A block's size: the largest of each dimension over the layers scheduled on it. */
+/* Grows z to hold layer l, of which the block sees `channels` maps (a block's size is
+ * the largest of each dimension over the layers scheduled on it). */
 void cm_lat_size_add(cm_lat_size *z, const cm_lat_layer *l, int channels);
 /* A conv block's resources at size z with N coarse units of m MACCs and banks of
  * `bank` BRAM18 (the BRAM grows by N * m per bank BRAM18). */
