@@ -154,6 +154,61 @@ static void test_reshape_folded_count_mismatch(void **state)
         m, ORIGIN ": node 'n' (Reshape): cannot reshape 6 elements into 100000000000");
 }
 
+/* fuzz_run's finding: a Resize of a weight, folded at load, whose scales asked for 1.4e11
+ * elements passed the 2^40 per-tensor bound, so the load ended in "out of memory" (an
+ * abort under the sanitizer) instead of a reason. Folding now stops at 2^28 elements; and
+ * a caller loading untrusted models bounds the folding itself with
+ * cm_runner_load_buffer_bounded (fuzz/corpus/run/regress_resize_huge_folded.onnx). */
+static Onnx__ModelProto *resize_of_weight(float scale)
+{
+    Onnx__ModelProto *m = ob_model_new();
+    ob_input(m, "x", 2, (int64_t[]){1, 4096});
+    ob_init_float(m, "W", 4, (int64_t[]){4, 4, 1, 1}, NULL);
+    ob_init_float(m, "scales", 1, (int64_t[]){4}, (float[]){1, 1, 2, scale});
+    ob_node(m, "Resize", "up", "W,,scales", "z");
+    ob_node(m, "Mul", "mul", "x,x", "y");
+    ob_node(m, "ReduceSum", "sum", "z", "s");
+    ob_output(m, "y", 2, NULL);
+    ob_output(m, "s", 4, NULL);
+    return m;
+}
+
+static void test_resize_folded_huge(void **state)
+{
+    (void)state;
+    expect_runner_refused(resize_of_weight(8589934592.0f),
+                          ORIGIN ": node 'up' (Resize): an output of 274877906944 elements "
+                                 "exceeds the limit of 268435456 per tensor");
+
+    /* 4 x 4 x 2 x 64 = 2048 elements: loads by default, refused under a bound of 1000 */
+    size_t len;
+    Onnx__ModelProto *m = resize_of_weight(64);
+    uint8_t *buf = ob_pack(m, &len);
+    ob_model_free(m);
+    cm_runner *r = NULL;
+    cm_error err = {0};
+    assert_int_equal(cm_runner_load_buffer(buf, len, ORIGIN, NULL, &r, &err), CM_OK);
+    cm_runner_free(r);
+    r = NULL;
+    assert_int_equal(cm_runner_load_buffer_bounded(buf, len, ORIGIN, NULL, 1000, &r, &err),
+                     CM_EINPUT);
+    assert_null(r);
+    assert_contains(err.message, "node 'up' (Resize): an output of 2048 elements exceeds the "
+                                 "limit of 1000 per tensor");
+    /* the bound is the executor's from then on, not only the folding's */
+    assert_int_equal(cm_runner_load_buffer_bounded(buf, len, ORIGIN, NULL, 2048, &r, &err),
+                     CM_OK);
+    cm_array *x = NULL, *y[2] = {0};
+    assert_int_equal(cm_array_new(CM_DTYPE_FLOAT32, 2, (int64_t[]){1, 4096}, &x, &err),
+                     CM_OK);
+    assert_int_equal(cm_runner_execute(r, (const cm_array *const *)&x, 1, NULL, 2, y, &err),
+                     CM_EINPUT);
+    assert_contains(err.message, "exceeds the limit of 2048 per tensor");
+    cm_array_free(x);
+    cm_runner_free(r);
+    free(buf);
+}
+
 /* ---- 1. Integer overflow in window arithmetic and constant folding ---- */
 
 /* The issue's reproducer: MaxPool with strides INT64_MAX and ceil_mode 1 computed
@@ -840,6 +895,7 @@ int main(void)
         cmocka_unit_test(test_names_with_control_characters),
         cmocka_unit_test(test_empty_tensor_huge_dims),
         cmocka_unit_test(test_reshape_folded_count_mismatch),
+        cmocka_unit_test(test_resize_folded_huge),
         cmocka_unit_test(test_pool_huge_stride_ceil),
         cmocka_unit_test(test_window_huge_geometry),
         cmocka_unit_test(test_window_limit_accepted),

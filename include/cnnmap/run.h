@@ -87,6 +87,13 @@ void cm_runner_free(cm_runner *r);
  * CM_EINPUT naming the node, before anything is allocated. Bounds the work a model can
  * ask for (the fuzzer sets a small limit). n < 1 restores the default. */
 void cm_runner_set_max_elements(cm_runner *r, int64_t n);
+/* cm_runner_load_buffer with that limit in force from the start: loading folds the
+ * model's constant subgraphs, running their kernels, so a caller that loads untrusted
+ * models bounds their work here. Folding never makes a tensor of more than 2^28
+ * elements, whatever the limit. */
+cm_status cm_runner_load_buffer_bounded(const void *data, size_t len, const char *origin,
+                                        const char *dir, int64_t max_elements, cm_runner **out,
+                                        cm_error *err);
 
 /* The graph's inputs (those without an initializer) and outputs, in file order. Each
  * dim is the declared value, or -1 when dynamic. */

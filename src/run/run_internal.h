@@ -13,6 +13,10 @@
 
 /* Elements a tensor may hold: beyond 2^40 a file is malformed, not a network. */
 #define CM_RUN_ELEMENTS_MAX ((int64_t)1 << 40)
+/* The most elements a constant folded at load may have (2 GiB in float64): the largest
+ * weight tensor of the zoo's networks (VGG16's fc6) has 1.03e8; a fuzzed Resize of a
+ * weight asked for 1.4e11 and got "out of memory" instead of a reason. */
+#define CM_RUN_FOLD_ELEMENTS_MAX ((int64_t)1 << 28)
 
 typedef struct cm_run_node cm_run_node;
 typedef struct cm_run_ctx cm_run_ctx;

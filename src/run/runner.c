@@ -340,6 +340,9 @@ static cm_status fold_constants(cm_runner *r, cm_error *err)
         return cm_error_nomem(err);
     int kept = 0;
     cm_status st = CM_OK;
+    int64_t limit = r->max_elements;
+    if (r->max_elements > CM_RUN_FOLD_ELEMENTS_MAX)
+        r->max_elements = CM_RUN_FOLD_ELEMENTS_MAX;
     for (int k = 0; k < r->n_nodes; k++) {
         cm_run_node *n = &r->nodes[k];
         bool constant = st == CM_OK && n->n_out > 0;
@@ -357,6 +360,7 @@ static cm_status fold_constants(cm_runner *r, cm_error *err)
     }
     free(uses);
     r->n_nodes = kept;
+    r->max_elements = limit;
     return st;
 }
 
@@ -443,13 +447,13 @@ static cm_status build(cm_runner *r, cm_error *err)
 }
 
 static cm_status load_buffer(const void *data, size_t len, const char *origin, const char *dir,
-                             bool lean, cm_runner **out, cm_error *err)
+                             bool lean, int64_t max_elements, cm_runner **out, cm_error *err)
 {
     *out = NULL;
     cm_runner *r = calloc(1, sizeof *r);
     if (!r)
         return cm_error_nomem(err);
-    r->max_elements = CM_RUN_ELEMENTS_MAX;
+    cm_runner_set_max_elements(r, max_elements);
     r->lean = lean;
     r->origin = strdup(origin ? origin : "(model)");
     r->dir = strdup(dir ? dir : ".");
@@ -479,7 +483,14 @@ static cm_status load_buffer(const void *data, size_t len, const char *origin, c
 cm_status cm_runner_load_buffer(const void *data, size_t len, const char *origin,
                                 const char *dir, cm_runner **out, cm_error *err)
 {
-    return load_buffer(data, len, origin, dir, false, out, err);
+    return load_buffer(data, len, origin, dir, false, 0, out, err);
+}
+
+cm_status cm_runner_load_buffer_bounded(const void *data, size_t len, const char *origin,
+                                        const char *dir, int64_t max_elements, cm_runner **out,
+                                        cm_error *err)
+{
+    return load_buffer(data, len, origin, dir, false, max_elements, out, err);
 }
 
 static cm_status load_file(const char *path, bool lean, cm_runner **out, cm_error *err)
@@ -492,7 +503,7 @@ static cm_status load_file(const char *path, bool lean, cm_runner **out, cm_erro
         return st;
     char *dir = cm_dir_of(path);
     /* The unpacked model copies what it needs, so the mapping goes at once. */
-    st = dir ? load_buffer(data, len, path, dir, lean, out, err) : cm_error_nomem(err);
+    st = dir ? load_buffer(data, len, path, dir, lean, 0, out, err) : cm_error_nomem(err);
     free(dir);
     cm_unmap_file(data, len);
     return st;
