@@ -273,34 +273,30 @@ static int cmp_question(const void *a, const void *b)
     return (x->window > y->window) - (x->window < y->window);
 }
 
-/* The questions schedule() asks of block b's bank, each once (a residual network's
- * blocks ask alike): choose_fin's of a foldable group's weight layer at every f_in it
- * may take, group_banks_fit's of the other groups' conv steps. */
-cm_status cm_lat_bank_steps_init(const cm_lat_arch *a, int b, cm_lat_bank_steps *w, cm_error *err)
+/* The questions schedule() asks of step k of group g's block's bank: choose_fin's of a
+ * foldable group's weight layer at every f_in it may take, group_banks_fit's of the
+ * other groups' conv steps. */
+static bool ask_step(cm_lat_bank_steps *w, const cm_lat_arch *a, const cm_lat_group *g, int k)
 {
-    memset(w, 0, sizeof *w);
+    const cm_lat_step *st = &g->steps[k];
+    const cm_lat_layer *l = &a->net->l[st->layer];
     bool ok = true;
-    for (int gi = 0; gi < a->n_groups && ok; gi++) {
-        const cm_lat_group *g = &a->groups[gi];
-        for (int k = 0; k < g->n_steps && ok; k++) {
-            const cm_lat_step *st = &g->steps[k];
-            const cm_lat_layer *l = &a->net->l[st->layer];
-            if (st->block != b)
-                continue;
-            if (g->foldable && k == g->lead) {
-                for (int d = 1; d <= l->nin && d <= CM_LAT_MAX_FIN && ok; d++)
-                    if (cm_lat_fin_ok(l, d))
-                        ok = ask(w, l, d);
-            } else if (!g->foldable && st->kind == CM_LATENCY_CONV) {
-                ok = ask(w, l, 1);
-            }
-        }
+    if (g->foldable && k == g->lead) {
+        for (int d = 1; d <= l->nin && d <= CM_LAT_MAX_FIN && ok; d++)
+            if (cm_lat_fin_ok(l, d))
+                ok = ask(w, l, d);
+    } else if (!g->foldable && st->kind == CM_LATENCY_CONV) {
+        ok = ask(w, l, 1);
     }
-    w->at = ok ? malloc(((size_t)w->n_q + 1) * sizeof *w->at) : NULL;
-    if (!w->at) {
-        cm_lat_bank_steps_free(w);
-        return cm_error_nomem(err);
-    }
+    return ok;
+}
+
+/* Each question once (a residual network's blocks ask alike), and room for the sizes. */
+static bool finish_steps(cm_lat_bank_steps *w)
+{
+    w->at = malloc(((size_t)w->n_q + 1) * sizeof *w->at);
+    if (!w->at)
+        return false;
     if (w->n_q > 0) {
         qsort(w->q, (size_t)w->n_q, sizeof *w->q, cmp_question);
         int n = 1;
@@ -309,7 +305,37 @@ cm_status cm_lat_bank_steps_init(const cm_lat_arch *a, int b, cm_lat_bank_steps 
                 w->q[n++] = w->q[i];
         w->n_q = n;
     }
-    return CM_OK;
+    return true;
+}
+
+cm_status cm_lat_bank_steps_init(const cm_lat_arch *a, int b, cm_lat_bank_steps *w, cm_error *err)
+{
+    memset(w, 0, sizeof *w);
+    bool ok = true;
+    for (int gi = 0; gi < a->n_groups && ok; gi++)
+        for (int k = 0; k < a->groups[gi].n_steps && ok; k++)
+            if (a->groups[gi].steps[k].block == b)
+                ok = ask_step(w, a, &a->groups[gi], k);
+    if (ok && finish_steps(w))
+        return CM_OK;
+    cm_lat_bank_steps_free(w);
+    return cm_error_nomem(err);
+}
+
+cm_status cm_lat_bank_steps_init_all(const cm_lat_arch *a, cm_lat_bank_steps *w, cm_error *err)
+{
+    memset(w, 0, (size_t)a->n_blocks * sizeof *w);
+    bool ok = true;
+    for (int gi = 0; gi < a->n_groups && ok; gi++)
+        for (int k = 0; k < a->groups[gi].n_steps && ok; k++)
+            ok = ask_step(&w[a->groups[gi].steps[k].block], a, &a->groups[gi], k);
+    for (int b = 0; b < a->n_blocks && ok; b++)
+        ok = finish_steps(&w[b]);
+    if (ok)
+        return CM_OK;
+    for (int b = 0; b < a->n_blocks; b++)
+        cm_lat_bank_steps_free(&w[b]);
+    return cm_error_nomem(err);
 }
 
 static int cmp_int64(const void *a, const void *b)
@@ -330,6 +356,11 @@ void cm_lat_bank_steps_at(cm_lat_bank_steps *w, const cm_lat_machine *m, int coa
             w->at[w->n_at++] = at;
     }
     qsort(w->at, (size_t)w->n_at, sizeof *w->at, cmp_int64);
+}
+
+bool cm_lat_bank_steps_has(const cm_lat_bank_steps *w, int64_t size)
+{
+    return bsearch(&size, w->at, (size_t)w->n_at, sizeof *w->at, cmp_int64) != NULL;
 }
 
 void cm_lat_bank_steps_free(cm_lat_bank_steps *w)
@@ -705,7 +736,7 @@ static void time_sub(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat
     e->sub_weight_words[si] = words;
 }
 
-static bool fits(const cm_resources *r, const cm_resources *max)
+bool cm_lat_fits(const cm_resources *r, const cm_resources *max)
 {
     return r->dsp <= max->dsp && r->bram18 <= max->bram18 && r->lut <= max->lut &&
            r->ff <= max->ff && r->uram <= max->uram;
@@ -740,7 +771,8 @@ void cm_lat_evaluate(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold 
     }
     e->exec_s = exec_s, e->weights_s = weights_s;
     e->latency_s = exec_s + weights_s;
-    e->feasible = banks && fits(&e->res, &m->avail);
+    e->banks_fit = banks;
+    e->feasible = banks && cm_lat_fits(&e->res, &m->avail);
 }
 
 /* ---- scratch ---- */

@@ -195,6 +195,7 @@ typedef struct cm_lat_fin_memo {
 /* What one evaluation gives. Scratch arrays are sized for the architecture. */
 typedef struct cm_lat_eval {
     bool feasible;
+    bool banks_fit;        /* every layer's weights fit a bank (feasible: and res fits) */
     double latency_s, exec_s, weights_s;
     cm_resources res;
     int *fin;              /* per weight layer */
@@ -232,16 +233,22 @@ typedef struct cm_lat_bank_steps {
 } cm_lat_bank_steps;
 cm_status cm_lat_bank_steps_init(const cm_lat_arch *a, int b, cm_lat_bank_steps *w,
                                  cm_error *err);
+/* Every block's at once (w: a->n_blocks of them), in one pass over the steps. */
+cm_status cm_lat_bank_steps_init_all(const cm_lat_arch *a, cm_lat_bank_steps *w, cm_error *err);
 /* The least bank that answers each question yes, at N = coarse and m = macc: those from
  * 2 to last (a sweep's other sizes) into at. */
 void cm_lat_bank_steps_at(cm_lat_bank_steps *w, const cm_lat_machine *m, int coarse, int macc,
                           int64_t last);
+/* Whether size is among those cm_lat_bank_steps_at listed. */
+bool cm_lat_bank_steps_has(const cm_lat_bank_steps *w, int64_t size);
 void cm_lat_bank_steps_free(cm_lat_bank_steps *w);
 
 cm_status cm_lat_eval_init(const cm_lat_arch *a, cm_lat_eval *e, cm_error *err);
 void cm_lat_eval_free(cm_lat_eval *e);
 /* The bank size (BRAM18) that holds every layer scheduled on conv block b unfolded. */
 int cm_lat_full_bank(const cm_lat_arch *a, const cm_lat_machine *m, const cm_lat_fold *f, int b);
+/* Whether resources r are within max. */
+bool cm_lat_fits(const cm_resources *r, const cm_resources *max);
 /* Costs the point (f->coarse of non-conv blocks is rewritten when auto_coarse). */
 void cm_lat_evaluate(const cm_lat_arch *a, const cm_lat_machine *m, cm_lat_fold *f,
                      cm_lat_eval *e);

@@ -245,9 +245,9 @@ static void apply_step(const search *s, trial *t, int b, int which, int value)
 
 /* A point's resources as one number, for breaking latency ties: the largest fraction
  * of the board any resource takes. */
-static double usage(const search *s, const trial *t)
+static double usage(const search *s, const cm_resources *r)
 {
-    const cm_resources *r = &t->e.res, *h = &s->m->avail;
+    const cm_resources *h = &s->m->avail;
     double u = 0.0;
     const double parts[4] = {(double)r->dsp / (double)(h->dsp ? h->dsp : 1),
                              (double)r->bram18 / (double)(h->bram18 ? h->bram18 : 1),
@@ -261,7 +261,39 @@ static double usage(const search *s, const trial *t)
 typedef struct step_choice {
     double latency, usage, score;
     int block, which, value;
+    /* the point's evaluation, for bank steps worked out without costing (bank_step) */
+    cm_resources res;
+    double any_latency; /* whether it fits or not */
+    bool banks_fit;
 } step_choice;
+
+static step_choice choice_of(const search *s, const trial *t, int b, int which, int value)
+{
+    const double lat = t->e.feasible ? t->e.latency_s : INFINITY;
+    return (step_choice){lat, usage(s, &t->e.res), 0.0, b, which, value,
+                         t->e.res, t->e.latency_s, t->e.banks_fit};
+}
+
+/* Conv blocks' bank sizes at which the schedule changes (cm_lat_bank_steps), at the N
+ * and m they were listed for. */
+typedef struct greedy_banks {
+    cm_lat_bank_steps *w; /* per block */
+    int *coarse, *macc;   /* what w[b].at was listed for (0: not yet) */
+} greedy_banks;
+
+/* Whether block b's bank from `from` to `to` (one apart) keeps the schedule: no size at
+ * which it changes lies in (min, max]. */
+static bool bank_keeps_schedule(const search *s, trial *t, greedy_banks *gb, int b, int from,
+                                int to)
+{
+    cm_lat_bank_steps *w = &gb->w[b];
+    if (gb->coarse[b] != t->f.coarse[b] || gb->macc[b] != t->f.macc[b]) {
+        cm_lat_bank_steps_at(w, s->m, t->f.coarse[b], t->f.macc[b], INT64_MAX);
+        gb->coarse[b] = t->f.coarse[b], gb->macc[b] = t->f.macc[b];
+    }
+    const int64_t hi = from > to ? from : to;
+    return !cm_lat_bank_steps_has(w, hi);
+}
 
 /* How good a step is: latency saved per resource added; a step that saves resources
  * without costing latency beats any other. 0 for a step that does not improve. */
@@ -276,17 +308,37 @@ static double step_score(double lat, double use, double cur_lat, double cur_use)
 
 /* Tries one step of one conv block and keeps it in *best when it scores higher (on a
  * tie, when it is faster). */
-static void try_step(search *s, trial *t, int b, int which, int value, const step_choice *cur,
-                     step_choice *best)
+/* A bank step that keeps the schedule, without costing it: the current point with the
+ * block's BRAM N * m a bank size more or less (counted as costed, as the sweep does). */
+static step_choice bank_step(search *s, const trial *t, const step_choice *cur, int b, int value)
+{
+    s->evaluations++;
+    step_choice c = *cur;
+    c.res.bram18 += (int64_t)t->f.coarse[b] * t->f.macc[b] * (value - t->f.bank[b]);
+    c.latency = c.banks_fit && cm_lat_fits(&c.res, &s->m->avail) ? c.any_latency : INFINITY;
+    c.usage = usage(s, &c.res);
+    c.block = b, c.which = 2, c.value = value;
+    return c;
+}
+
+static void try_step(search *s, trial *t, greedy_banks *gb, int b, int which, int value,
+                     const step_choice *cur, step_choice *best)
 {
     const int saved[3] = {t->f.coarse[b], t->f.macc[b], t->f.bank[b]};
     if (value == saved[which] || value < 1)
         return;
-    apply_step(s, t, b, which, value);
-    double lat = run(s, t), use = usage(s, t);
-    double score = step_score(lat, use, cur->latency, cur->usage);
-    if (score > best->score || (score > 0 && score == best->score && lat < best->latency))
-        *best = (step_choice){lat, use, score, b, which, value};
+    step_choice c;
+    if (which == 2 && bank_keeps_schedule(s, t, gb, b, saved[2], value)) {
+        c = bank_step(s, t, cur, b, value);
+    } else {
+        apply_step(s, t, b, which, value);
+        run(s, t);
+        c = choice_of(s, t, b, which, value);
+    }
+    c.score = step_score(c.latency, c.usage, cur->latency, cur->usage);
+    if (c.score > best->score ||
+        (c.score > 0 && c.score == best->score && c.latency < best->latency))
+        *best = c;
     t->f.coarse[b] = saved[0], t->f.macc[b] = saved[1], t->f.bank[b] = saved[2];
 }
 
@@ -299,29 +351,30 @@ static int next_below(const int *bp, int n, int v)
     return v;
 }
 
-static void try_block_steps(search *s, trial *t, const block_bps *bp, int b,
+static void try_block_steps(search *s, trial *t, greedy_banks *gb, const block_bps *bp, int b,
                             const step_choice *cur, step_choice *best)
 {
-    try_step(s, t, b, 0, next_above(bp->n_bp, bp->n_count, t->f.coarse[b]), cur, best);
-    try_step(s, t, b, 1, next_above(bp->m_bp, bp->m_count, t->f.macc[b]), cur, best);
-    try_step(s, t, b, 0, next_below(bp->n_bp, bp->n_count, t->f.coarse[b]), cur, best);
-    try_step(s, t, b, 1, next_below(bp->m_bp, bp->m_count, t->f.macc[b]), cur, best);
-    try_step(s, t, b, 2, t->f.bank[b] - 1, cur, best);
-    try_step(s, t, b, 2, t->f.bank[b] + 1, cur, best);
+    try_step(s, t, gb, b, 0, next_above(bp->n_bp, bp->n_count, t->f.coarse[b]), cur, best);
+    try_step(s, t, gb, b, 1, next_above(bp->m_bp, bp->m_count, t->f.macc[b]), cur, best);
+    try_step(s, t, gb, b, 0, next_below(bp->n_bp, bp->n_count, t->f.coarse[b]), cur, best);
+    try_step(s, t, gb, b, 1, next_below(bp->m_bp, bp->m_count, t->f.macc[b]), cur, best);
+    try_step(s, t, gb, b, 2, t->f.bank[b] - 1, cur, best);
+    try_step(s, t, gb, b, 2, t->f.bank[b] + 1, cur, best);
 }
 
 /* Steepest descent by latency saved per resource, so that no block takes resources
  * out of proportion to what it saves; ends when no step lowers the latency. */
-static void greedy_steps(search *s, trial *t, const block_bps *bps)
+static void greedy_steps(search *s, trial *t, const block_bps *bps, greedy_banks *gb)
 {
-    step_choice cur = {run(s, t), usage(s, t), 0.0, -1, 0, 0};
+    run(s, t);
+    step_choice cur = choice_of(s, t, -1, 0, 0);
     while (!out_of_budget(s)) {
         step_choice best = cur;
         best.block = -1;
         best.score = 0.0;
         for (int b = 0; b < t->a.n_blocks && !out_of_budget(s); b++)
             if (t->a.kind[b] == CM_LATENCY_CONV)
-                try_block_steps(s, t, &bps[b], b, &cur, &best);
+                try_block_steps(s, t, gb, &bps[b], b, &cur, &best);
         if (best.block < 0)
             return;
         apply_step(s, t, best.block, best.which, best.value);
@@ -331,8 +384,12 @@ static void greedy_steps(search *s, trial *t, const block_bps *bps)
 
 static cm_status greedy(search *s, trial *t, cm_error *err)
 {
-    block_bps *bps = calloc((size_t)t->a.n_blocks, sizeof *bps);
-    cm_status st = bps ? CM_OK : cm_error_nomem(err);
+    const size_t nb = (size_t)t->a.n_blocks + 1;
+    block_bps *bps = calloc(nb, sizeof *bps);
+    greedy_banks gb = {calloc(nb, sizeof *gb.w), calloc(nb, sizeof(int)), calloc(nb, sizeof(int))};
+    cm_status st = bps && gb.w && gb.coarse && gb.macc ? CM_OK : cm_error_nomem(err);
+    if (st == CM_OK)
+        st = cm_lat_bank_steps_init_all(&t->a, gb.w, err);
     /* the set-up costs a pass over the layers per block: a network of thousands of
      * uncut layers has thousands of blocks */
     for (int b = 0; st == CM_OK && b < t->a.n_blocks; b++) {
@@ -352,12 +409,15 @@ static cm_status greedy(search *s, trial *t, cm_error *err)
         if (run(s, t) == INFINITY)
             for (int b = 0; b < t->a.n_blocks; b++)
                 t->f.bank[b] = 1;
-        greedy_steps(s, t, bps);
+        greedy_steps(s, t, bps, &gb);
     }
     for (int b = 0; bps && b < t->a.n_blocks; b++) {
         free(bps[b].n_bp);
         free(bps[b].m_bp);
     }
+    for (int b = 0; gb.w && b < t->a.n_blocks; b++)
+        cm_lat_bank_steps_free(&gb.w[b]);
+    free(gb.w), free(gb.coarse), free(gb.macc);
     free(bps);
     return st;
 }
