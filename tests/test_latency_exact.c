@@ -526,6 +526,67 @@ static void test_bank_steps(void **state)
     assert_true(between > 1000 && moved > 50); /* the sweep skips much; steps matter */
 }
 
+/* The rule search's cut vectors run on several threads (search_cuts) and must give what
+ * one thread gives, wherever the budget ends: at every one of a spread of budgets, up to
+ * past what the search needs, the point, its evaluations and whether it stopped are the
+ * same on 1, 2 and 3 threads. MobileNetV1 and VGG11 hill-climb, CNV and AlexNet
+ * enumerate their cut vectors; the budget's end falls within a batch of searches. */
+static void search_same(const cm_lat_search_result *a, const cm_lat_search_result *b, int n_weight)
+{
+    assert_int_equal(a->evaluations, b->evaluations);
+    assert_int_equal(a->stopped_early, b->stopped_early);
+    assert_int_equal(a->stopped_by_budget, b->stopped_by_budget);
+    assert_int_equal(a->n_blocks, b->n_blocks);
+    assert_memory_equal(a->cut, b->cut, (size_t)n_weight * sizeof *a->cut);
+    assert_memory_equal(a->coarse, b->coarse, (size_t)a->n_blocks * sizeof *a->coarse);
+    assert_memory_equal(a->macc, b->macc, (size_t)a->n_blocks * sizeof *a->macc);
+    assert_memory_equal(a->bank, b->bank, (size_t)a->n_blocks * sizeof *a->bank);
+}
+
+static void test_search_threads(void **state)
+{
+    (void)state;
+    static const char *const models[] = {"zoo/mobilenet_v1.onnx", "zoo/vgg11.onnx",
+                                         "zoo/cnv.onnx", "zoo/alexnet_fe.onnx"};
+    const cm_board board = zc706();
+    const cm_lat_machine m = machine_of(&board);
+    for (int i = 0; i < 4; i++) {
+        cm_graph *g = load_zoo(models[i]);
+        cm_error err = {0};
+        cm_lat_net net;
+        assert_int_equal(cm_lat_net_build(g, &net, &err), CM_OK);
+        cm_latency_options o;
+        cm_latency_options_init(&o);
+        cm_lat_search_result whole;
+        assert_int_equal(cm_lat_search_budget(&net, &m, &o, UINT64_MAX, &whole, &err), CM_OK);
+        assert_false(whole.stopped_early);
+        const uint64_t need = whole.evaluations;
+        assert_true(need > 1000);
+        bool stopped_within = false;
+        for (int k = 1; k <= 13; k++) {
+            /* 1 to past the need, not round numbers: k^2 / 144 of it, plus k */
+            const uint64_t budget = need * (uint64_t)(k * k) / 144 + (uint64_t)k;
+            cm_lat_search_result one;
+            o.threads = 1;
+            assert_int_equal(cm_lat_search_budget(&net, &m, &o, budget, &one, &err), CM_OK);
+            stopped_within |= one.stopped_by_budget;
+            for (int t = 2; t <= 3; t++) {
+                cm_lat_search_result many;
+                o.threads = t;
+                assert_int_equal(cm_lat_search_budget(&net, &m, &o, budget, &many, &err),
+                                 CM_OK);
+                search_same(&one, &many, net.n_weight);
+                cm_lat_search_free(&many);
+            }
+            cm_lat_search_free(&one);
+        }
+        assert_true(stopped_within);
+        cm_lat_search_free(&whole);
+        cm_lat_net_free(&net);
+        cm_graph_free(g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -534,6 +595,7 @@ int main(void)
         cmocka_unit_test(test_choice_bound),
         cmocka_unit_test(test_eval_memo_walk),
         cmocka_unit_test(test_bank_steps),
+        cmocka_unit_test(test_search_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

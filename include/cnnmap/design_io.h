@@ -19,6 +19,8 @@ typedef struct cm_design_run {
     uint64_t seed;
     double time_limit_s; /* the limit the run was given (0: the optimiser's default) */
     cm_optimise_result result;
+    int threads;         /* the threads it was given, which fpgaConvNet's latency-driven
+                          * flow runs on too (not in the file: the design is the same) */
 } cm_design_run;
 
 #define CM_DESIGN_WARNING_MAX 256

@@ -46,6 +46,8 @@ typedef struct cm_latency_options {
     double time_limit_s;     /* > 0: the search returns its best point after this long */
     double exact_gap;        /* exact search: stops once latency <= bound * (1 + this);
                               * 0.01 by default, 0 proves the optimum */
+    int threads;             /* threads the rule search's cut vectors are searched on
+                              * (1 by default; the design is the same on any number) */
 } cm_latency_options;
 
 /* Clock and bandwidth from the board, batch 1, 16 bits, reloading and folding on, 8,

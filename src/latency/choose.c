@@ -35,6 +35,7 @@ void cm_latency_choose(const cm_design *partitioned, const cm_design_run *run,
      * search stops by its own criterion or its evaluation budget, as cm_optimise does. */
     if (run->time_limit_s > 0)
         lo.time_limit_s = fmax(run->time_limit_s - run->result.time_s, CHOOSE_MIN_LIMIT_S);
+    lo.threads = run->threads;
     cm_board board = *cm_design_board(partitioned); /* under the partitioned design's caps */
     board.resources = *cm_design_limits(partitioned);
     c->status = cm_latency_optimise(cm_design_graph(partitioned), &board, &lo, &c->ld, &c->err);

@@ -16,6 +16,7 @@ void cm_latency_options_init(cm_latency_options *o)
     o->weights_reloading = true;
     o->input_folding = true;
     o->exhaustive_cuts = 8;
+    o->threads = 1;
     o->exact_gap = 0.01;
 }
 

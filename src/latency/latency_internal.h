@@ -298,6 +298,11 @@ typedef struct cm_lat_search_result {
 
 cm_status cm_lat_search(const cm_lat_net *net, const cm_lat_machine *m,
                         const cm_latency_options *o, cm_lat_search_result *r, cm_error *err);
+/* The rule search with a budget of `budget` evaluations (cm_lat_search's is its layer
+ * budget over the network's layers), so that tests can end it anywhere. */
+cm_status cm_lat_search_budget(const cm_lat_net *net, const cm_lat_machine *m,
+                               const cm_latency_options *o, uint64_t budget,
+                               cm_lat_search_result *r, cm_error *err);
 void cm_lat_search_free(cm_lat_search_result *r);
 
 /* The exact search (exact.c): the rule search's point as the first incumbent, then

@@ -17,19 +17,24 @@
  * or the user's time limit ends every loop at its next step with the best point so far
  * (stopped early), or the minimal point below when nothing found so far fits; no
  * default depends on the clock, so the same inputs give the same design on any machine.
+ * The cut vectors of an enumeration batch or a hill-climbing round are searched on the
+ * options' threads, with the result of one thread to the bit (search_cuts).
  * The minimal search takes every weight layer alone, every folding 1 and the smallest
  * banks that fit. The exact search (exact.c) starts from this one's point. */
 #include "latency/latency_internal.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hw/fpgaconvnet_blocks.h"
+#include "util/parallel.h"
 #include "util/progress.h"
 
-/* Layer costings (each evaluation costs every layer) the search may spend: about 15 s
- * on this project's 2-core machine, over ten times what VGG16 needs. */
+/* Layer costings (each evaluation costs every layer) the search may spend: over ten
+ * times what VGG16 needs; the branching networks of issue 17 spend it all (DenseNet-121:
+ * 0.6 s of one core in Release). */
 #define LAT_SEARCH_LAYER_BUDGET 30000000ull
 
 typedef struct best_point {
@@ -49,12 +54,50 @@ typedef struct search {
     best_point best;
     double deadline; /* the user's time limit as a cm_seconds_now() value; 0: none */
     bool stopped;    /* the budget or the deadline ended the search */
+    struct cut_share *share; /* a search of a batch (search_cuts): what it shares */
+    int job;         /* ... and its place in the batch */
+    bool exact;      /* ... it knows the budget the batch's searches before it left it */
 } search;
+
+/* What the searches of a batch share: how far each has got. */
+typedef struct cut_share {
+    _Atomic uint64_t *used; /* per search: its evaluations so far */
+    _Atomic bool *done;     /* ... and whether that is all */
+    _Atomic int next;       /* the next search a thread takes */
+    uint64_t start;         /* the evaluations before the batch */
+} cut_share;
+
+/* For a search of a batch: publishes its evaluations, and sees whether the searches
+ * before it leave it nothing (it would be searched again: search_cuts). Once they are
+ * all done it takes the budget they left as its own, at a point where it is still
+ * within it, and from then on runs exactly as it would after them. */
+static bool batch_spent(search *s)
+{
+    cut_share *sh = s->share;
+    const uint64_t own = s->evaluations - sh->start;
+    atomic_store_explicit(&sh->used[s->job], own, memory_order_relaxed);
+    if (s->exact)
+        return false;
+    uint64_t before = sh->start;
+    bool all_done = true;
+    for (int j = 0; j < s->job && before < s->budget; j++) {
+        all_done &= atomic_load_explicit(&sh->done[j], memory_order_acquire);
+        before += atomic_load_explicit(&sh->used[j], memory_order_relaxed);
+    }
+    if (before + own >= s->budget)
+        return true;
+    if (all_done) {
+        s->budget -= before - sh->start;
+        s->exact = true;
+    }
+    return false;
+}
 
 static bool out_of_budget(search *s)
 {
     if (!s->stopped && (s->evaluations >= s->budget ||
-                        (s->deadline > 0 && cm_seconds_now() > s->deadline)))
+                        (s->deadline > 0 && cm_seconds_now() > s->deadline) ||
+                        (s->share && batch_spent(s))))
         s->stopped = true;
     return s->stopped;
 }
@@ -109,12 +152,13 @@ static double run(search *s, trial *t)
     return t->e.feasible ? t->e.latency_s : INFINITY;
 }
 
-static cm_status remember(search *s, const bool *cut, const trial *t, cm_error *err)
+/* Keeps point p in *b when it is better (ties keep the incumbent); p's arrays are
+ * copied. */
+static cm_status keep_point(const search *s, best_point *b, const best_point *p, cm_error *err)
 {
-    best_point *b = &s->best;
-    if (b->found && !better(t->e.feasible, t->e.latency_s, b->feasible, b->latency))
+    if (!p->found || (b->found && !better(p->feasible, p->latency, b->feasible, b->latency)))
         return CM_OK;
-    size_t n = (size_t)t->a.n_blocks + 1;
+    size_t n = (size_t)p->n_blocks + 1;
     int *c = realloc(b->coarse, n * sizeof *c), *m = c ? realloc(b->macc, n * sizeof *m) : NULL;
     if (c)
         b->coarse = c;
@@ -124,15 +168,22 @@ static cm_status remember(search *s, const bool *cut, const trial *t, cm_error *
     if (!k)
         return cm_error_nomem(err);
     b->bank = k;
-    memcpy(b->cut, cut, (size_t)s->net->n_weight * sizeof *cut);
-    memcpy(b->coarse, t->f.coarse, n * sizeof *c);
-    memcpy(b->macc, t->f.macc, n * sizeof *m);
-    memcpy(b->bank, t->f.bank, n * sizeof *k);
-    b->n_blocks = t->a.n_blocks;
+    memcpy(b->cut, p->cut, (size_t)s->net->n_weight * sizeof *p->cut);
+    memcpy(b->coarse, p->coarse, n * sizeof *c);
+    memcpy(b->macc, p->macc, n * sizeof *m);
+    memcpy(b->bank, p->bank, n * sizeof *k);
+    b->n_blocks = p->n_blocks;
     b->found = true;
-    b->feasible = t->e.feasible;
-    b->latency = t->e.latency_s;
+    b->feasible = p->feasible;
+    b->latency = p->latency;
     return CM_OK;
+}
+
+static cm_status remember(search *s, const bool *cut, const trial *t, cm_error *err)
+{
+    const best_point p = {true, t->e.feasible, t->e.latency_s, (bool *)cut, t->a.n_blocks,
+                          t->f.coarse, t->f.macc, t->f.bank};
+    return keep_point(s, &s->best, &p, err);
 }
 
 /* ---- foldings of one cut vector ---- */
@@ -474,18 +525,174 @@ static cm_status search_cut(search *s, const bool *cut, double *latency, cm_erro
     return cost_cut(s, cut, false, latency, err);
 }
 
+/* ---- several cut vectors at once ---- */
+
+/* One cut vector of a batch, searched on its own: a private search that begins with the
+ * batch's evaluations so far and keeps its own best point. */
+typedef struct cut_job {
+    const bool *cut;
+    search s;
+    double latency;
+    bool ran;
+    cm_status st;
+    cm_error err;
+} cut_job;
+
+typedef struct cut_jobs {
+    cut_job *job;
+    int n;
+    cut_share share;
+} cut_jobs;
+
+/* A thread's work: the batch's searches in order, each taken by the first free thread. */
+static void run_cut_jobs(void *ctx, int task, int lane)
+{
+    (void)task, (void)lane;
+    cut_jobs *b = ctx;
+    for (int k; (k = atomic_fetch_add(&b->share.next, 1)) < b->n;) {
+        cut_job *j = &b->job[k];
+        /* (the searches before it may have spent the budget already: its set-up is a
+         * pass over the network) */
+        if (!out_of_budget(&j->s)) {
+            j->st = search_cut(&j->s, j->cut, &j->latency, &j->err);
+            j->ran = true;
+        }
+        atomic_store_explicit(&b->share.used[k], j->s.evaluations - b->share.start,
+                              memory_order_relaxed);
+        atomic_store_explicit(&b->share.done[k], true, memory_order_release);
+    }
+}
+
+static void cut_jobs_free(cut_jobs *b)
+{
+    for (int k = 0; b->job && k < b->n; k++) {
+        free(b->job[k].s.best.cut);
+        free(b->job[k].s.best.coarse);
+        free(b->job[k].s.best.macc);
+        free(b->job[k].s.best.bank);
+    }
+    free(b->job);
+    free((void *)b->share.used);
+    free((void *)b->share.done);
+}
+
+static cm_status cut_jobs_init(search *s, bool *const *cuts, int n, cut_jobs *b, cm_error *err)
+{
+    *b = (cut_jobs){.job = calloc((size_t)n, sizeof *b->job), .n = n};
+    b->share.used = calloc((size_t)n, sizeof *b->share.used);
+    b->share.done = calloc((size_t)n, sizeof *b->share.done);
+    b->share.start = s->evaluations;
+    atomic_init(&b->share.next, 0);
+    bool ok = b->job && b->share.used && b->share.done;
+    for (int k = 0; ok && k < n; k++) {
+        atomic_init(&b->share.used[k], 0);
+        atomic_init(&b->share.done[k], false);
+        cut_job *j = &b->job[k];
+        *j = (cut_job){.cut = cuts[k], .s = *s, .latency = INFINITY};
+        j->s.best = (best_point){0};
+        j->s.share = &b->share;
+        j->s.job = k;
+        ok = (j->s.best.cut = calloc((size_t)s->net->n_weight, sizeof *j->s.best.cut)) != NULL;
+    }
+    if (ok)
+        return CM_OK;
+    cut_jobs_free(b);
+    return cm_error_nomem(err);
+}
+
+/* Searches cuts[0..n) as a loop would, one after another while the budget lasts
+ * (latency[k] is set for the first *done), on the options' threads with the same result
+ * as one thread. The threads take the searches in order, each a private search with the
+ * budget the ones before it can have left (batch_spent); then, in order, a search is
+ * taken as it ran when it knew its budget exactly or stayed within what the ones before
+ * it left, and otherwise (the budget ran out within it) it is searched again with what
+ * is left, which ends the batch. */
+static cm_status search_cuts(search *s, bool *const *cuts, int n, double *latency, int *done,
+                             cm_error *err)
+{
+    *done = 0;
+    const int threads = s->o->threads;
+    if (threads <= 1 || n < 2) {
+        cm_status st = CM_OK;
+        for (int k = 0; st == CM_OK && k < n && !out_of_budget(s); k++, (*done)++)
+            st = search_cut(s, cuts[k], &latency[k], err);
+        return st;
+    }
+    if (out_of_budget(s))
+        return CM_OK;
+    cut_jobs b;
+    cm_status st = cut_jobs_init(s, cuts, n, &b, err);
+    if (st != CM_OK)
+        return st;
+    cm_parallel_run(threads < n ? threads : n, threads, run_cut_jobs, &b, NULL);
+    for (int k = 0; st == CM_OK && k < n && !out_of_budget(s); k++, (*done)++) {
+        cut_job *j = &b.job[k];
+        const uint64_t used = j->s.evaluations - b.share.start;
+        if (j->ran && j->st != CM_OK) {
+            *err = j->err;
+            st = j->st;
+        } else if (j->ran && (j->s.exact || (!j->s.stopped && s->evaluations + used < s->budget))) {
+            s->evaluations += used;
+            s->stopped |= j->s.stopped;
+            latency[k] = j->latency;
+            st = keep_point(s, &s->best, &j->s.best, err);
+        } else {
+            st = search_cut(s, cuts[k], &latency[k], err);
+        }
+    }
+    cut_jobs_free(&b);
+    return st;
+}
+
 /* ---- cut vectors ---- */
 
-static cm_status enumerate_cuts(search *s, bool *cut, cm_error *err)
+/* The cut vectors of a batch: room for n vectors of the network's weight layers. */
+typedef struct cut_batch {
+    bool **cuts;
+    double *latency;
+} cut_batch;
+
+static void cut_batch_free(cut_batch *b, int n)
+{
+    for (int k = 0; b->cuts && k < n; k++)
+        free(b->cuts[k]);
+    free(b->cuts);
+    free(b->latency);
+}
+
+static cm_status cut_batch_init(const search *s, cut_batch *b, int n, cm_error *err)
+{
+    b->cuts = calloc((size_t)n, sizeof *b->cuts);
+    b->latency = malloc((size_t)n * sizeof *b->latency);
+    bool ok = b->cuts && b->latency;
+    for (int k = 0; ok && k < n; k++)
+        ok = (b->cuts[k] = calloc((size_t)s->net->n_weight, sizeof **b->cuts)) != NULL;
+    if (ok)
+        return CM_OK;
+    cut_batch_free(b, n);
+    return cm_error_nomem(err);
+}
+
+/* Every cut vector, in batches of this many (the threads' share of the work). */
+#define ENUMERATE_BATCH 64
+
+static cm_status enumerate_cuts(search *s, cm_error *err)
 {
     const int free_cuts = s->net->n_weight - 1;
-    cm_status st = CM_OK;
-    for (uint64_t mask = 0; st == CM_OK && mask < (1ull << free_cuts) && !out_of_budget(s); mask++) {
-        for (int w = 1; w <= free_cuts; w++)
-            cut[w] = (mask >> (w - 1)) & 1;
-        double lat;
-        st = search_cut(s, cut, &lat, err);
+    const uint64_t total = 1ull << free_cuts;
+    cut_batch b;
+    cm_status st = cut_batch_init(s, &b, ENUMERATE_BATCH, err);
+    for (uint64_t mask = 0; st == CM_OK && mask < total && !out_of_budget(s);) {
+        const int n = total - mask < ENUMERATE_BATCH ? (int)(total - mask) : ENUMERATE_BATCH;
+        for (int k = 0; k < n; k++)
+            for (int w = 1; w <= free_cuts; w++)
+                b.cuts[k][w] = ((mask + (uint64_t)k) >> (w - 1)) & 1;
+        int done;
+        st = search_cuts(s, b.cuts, n, b.latency, &done, err);
+        mask += (uint64_t)n;
     }
+    if (b.cuts)
+        cut_batch_free(&b, ENUMERATE_BATCH);
     return st;
 }
 
@@ -506,22 +713,28 @@ static cm_status hill_climb(search *s, bool *cut, cm_error *err)
     if (!(none < all))
         for (int w = 1; w < nw; w++)
             cut[w] = true, current = all;
-    while (st == CM_OK && !out_of_budget(s)) {
-        int pick = -1;
-        double best = current;
-        for (int w = 1; st == CM_OK && w < nw && !out_of_budget(s); w++) {
-            cut[w] = !cut[w];
-            double lat;
-            st = search_cut(s, cut, &lat, err);
-            if (lat < best)
-                best = lat, pick = w;
-            cut[w] = !cut[w];
+    /* a round: every single toggle of the current vector, cut[w] flipped in vector w - 1 */
+    cut_batch b = {0};
+    if (st == CM_OK && nw > 1)
+        st = cut_batch_init(s, &b, nw - 1, err);
+    while (st == CM_OK && nw > 1 && !out_of_budget(s)) {
+        for (int w = 1; w < nw; w++) {
+            memcpy(b.cuts[w - 1], cut, (size_t)nw * sizeof *cut);
+            b.cuts[w - 1][w] = !cut[w];
         }
-        if (pick < 0)
+        int done, pick = -1;
+        st = search_cuts(s, b.cuts, nw - 1, b.latency, &done, err);
+        double best = current;
+        for (int k = 0; st == CM_OK && k < done; k++)
+            if (b.latency[k] < best)
+                best = b.latency[k], pick = k + 1;
+        if (st != CM_OK || pick < 0)
             break;
         cut[pick] = !cut[pick];
         current = best;
     }
+    if (b.cuts)
+        cut_batch_free(&b, nw - 1);
     return st;
 }
 
@@ -550,14 +763,22 @@ cm_status cm_lat_search(const cm_lat_net *net, const cm_lat_machine *m,
 {
     if (o->search == CM_LATENCY_SEARCH_EXACT)
         return cm_lat_exact(net, m, o, r, err);
-    search s = {.net = net, .m = m, .o = o};
+    return cm_lat_search_budget(net, m, o,
+                                LAT_SEARCH_LAYER_BUDGET / (uint64_t)(net->n > 0 ? net->n : 1), r,
+                                err);
+}
+
+cm_status cm_lat_search_budget(const cm_lat_net *net, const cm_lat_machine *m,
+                               const cm_latency_options *o, uint64_t budget,
+                               cm_lat_search_result *r, cm_error *err)
+{
+    search s = {.net = net, .m = m, .o = o, .budget = budget};
     memset(r, 0, sizeof *r);
     s.best.cut = calloc((size_t)net->n_weight, sizeof *s.best.cut);
     bool *cut = calloc((size_t)net->n_weight, sizeof *cut);
     cm_status st = s.best.cut && cut ? CM_OK : cm_error_nomem(err);
     if (o->time_limit_s > 0)
         s.deadline = cm_seconds_now() + o->time_limit_s;
-    s.budget = LAT_SEARCH_LAYER_BUDGET / (uint64_t)(net->n > 0 ? net->n : 1);
     if (st == CM_OK) {
         double lat;
         if (o->search == CM_LATENCY_SEARCH_MINIMAL)
@@ -565,7 +786,7 @@ cm_status cm_lat_search(const cm_lat_net *net, const cm_lat_machine *m,
         else if (!o->weights_reloading || net->n_weight == 1)
             st = search_cut(&s, cut, &lat, err);
         else if (net->n_weight - 1 <= o->exhaustive_cuts)
-            st = enumerate_cuts(&s, cut, err);
+            st = enumerate_cuts(&s, err);
         else
             st = hill_climb(&s, cut, err);
         /* Cut short before anything fitted: the minimal point is the one most likely to

@@ -107,6 +107,7 @@ cm_status cm_optimise_job_run(cm_optimise_job *job, cm_design **d, cm_design_run
     run->optimiser = job->search.optimiser;
     run->seed = job->search.seed;
     run->time_limit_s = job->search.time_limit_s;
+    run->threads = job->search.threads;
     if (st == CM_OK && job->target_fps > 0)
         st = cm_optimise_target_fps(*d, &job->search, job->target_fps, &run->result, err);
     else if (st == CM_OK)
