@@ -188,6 +188,22 @@ static void test_rule_budget_long_chain(void **state)
     cm_design_free(d);
 }
 
+/* A space past a double's range (48 foldings a node over 500 nodes: 10^840 points) is
+ * refused in words, not as "inf points ... about inf s", the message a 10,000-layer
+ * chain got. */
+static void test_brute_refuses_past_doubles(void **state)
+{
+    (void)state;
+    cm_design *d = conv_chain(500);
+    cm_optimise_options o = {.optimiser = CM_OPTIMISER_BRUTE, .seed = 1};
+    cm_optimise_result r;
+    cm_error err = {0};
+    assert_int_equal(cm_optimise(d, &o, &r, &err), CM_EUSAGE);
+    assert_string_equal(err.message, "the design space has more than 1e308 points, too many "
+                                     "for brute force; use --optimiser exact or anneal");
+    cm_design_free(d);
+}
+
 /* Two dense layers on hls4ml, fc1 16 -> 4 (N = 64) and fc2 4 -> 2 (N = 8): a layer with
  * reuse factor RF takes RF cycles and N / RF DSPs, RF any power of two up to N. */
 static cm_graph *two_dense(void)
@@ -449,6 +465,7 @@ int main(void)
         cmocka_unit_test(test_rule_beats_first_step),
         cmocka_unit_test(test_rule_proves_infeasible),
         cmocka_unit_test(test_rule_budget_long_chain),
+        cmocka_unit_test(test_brute_refuses_past_doubles),
         cmocka_unit_test(test_exact_nodes_same_under_load),
         cmocka_unit_test(test_nn2fpga_bip_same_under_load),
         cmocka_unit_test(test_overlay_sizing_same_under_load),

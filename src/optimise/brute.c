@@ -303,6 +303,11 @@ static void descend(brute *b, int i, const brute_part *part)
 
 static cm_status refuse(const brute *b, cm_error *err)
 {
+    /* a 10,000-layer chain's count is past a double's range */
+    if (isinf(b->size))
+        return cm_error_set(err, CM_EUSAGE,
+                            "the design space has more than 1e308 points, too many for brute "
+                            "force; use --optimiser exact or anneal");
     return cm_error_set(err, CM_EUSAGE,
                         "the design space has %.3g points; brute force would take about %.3g s "
                         "at %.0e points/s, over the %.3g s limit; use --optimiser exact or anneal",
