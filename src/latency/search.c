@@ -168,7 +168,8 @@ static cm_status keep_point(const search *s, best_point *b, const best_point *p,
     if (!k)
         return cm_error_nomem(err);
     b->bank = k;
-    memcpy(b->cut, p->cut, (size_t)s->net->n_weight * sizeof *p->cut);
+    if (b->cut) /* (a batch's private search keeps none: its cut is the job's) */
+        memcpy(b->cut, p->cut, (size_t)s->net->n_weight * sizeof *p->cut);
     memcpy(b->coarse, p->coarse, n * sizeof *c);
     memcpy(b->macc, p->macc, n * sizeof *m);
     memcpy(b->bank, p->bank, n * sizeof *k);
@@ -527,10 +528,32 @@ static cm_status search_cut(search *s, const bool *cut, double *latency, cm_erro
 
 /* ---- several cut vectors at once ---- */
 
+/* The cut vectors of a batch, made on demand: a round of 10,000 toggles of a
+ * 10,000-layer chain would be 10^8 flags. Writes vector k into cut. */
+typedef struct cut_maker {
+    void (*make)(const struct cut_maker *mk, int k, bool *cut);
+    const bool *base; /* the hill-climbing round's vector: k toggles weight layer k + 1 */
+    uint64_t first;   /* the enumeration's first mask: vector k is mask first + k */
+    int n_weight;
+} cut_maker;
+
+static void make_toggle(const cut_maker *mk, int k, bool *cut)
+{
+    memcpy(cut, mk->base, (size_t)mk->n_weight * sizeof *cut);
+    cut[k + 1] = !cut[k + 1];
+}
+
+static void make_mask(const cut_maker *mk, int k, bool *cut)
+{
+    cut[0] = false;
+    for (int w = 1; w < mk->n_weight; w++)
+        cut[w] = ((mk->first + (uint64_t)k) >> (w - 1)) & 1;
+}
+
 /* One cut vector of a batch, searched on its own: a private search that begins with the
- * batch's evaluations so far and keeps its own best point. */
+ * batch's evaluations so far and keeps its own best point, whose cut is the job's (not
+ * copied: best.cut stays NULL). */
 typedef struct cut_job {
-    const bool *cut;
     search s;
     double latency;
     bool ran;
@@ -541,6 +564,7 @@ typedef struct cut_job {
 typedef struct cut_jobs {
     cut_job *job;
     int n;
+    const cut_maker *mk;
     cut_share share;
 } cut_jobs;
 
@@ -549,24 +573,29 @@ static void run_cut_jobs(void *ctx, int task, int lane)
 {
     (void)task, (void)lane;
     cut_jobs *b = ctx;
+    bool *cut = malloc((size_t)b->mk->n_weight * sizeof *cut);
     for (int k; (k = atomic_fetch_add(&b->share.next, 1)) < b->n;) {
         cut_job *j = &b->job[k];
         /* (the searches before it may have spent the budget already: its set-up is a
          * pass over the network) */
-        if (!out_of_budget(&j->s)) {
-            j->st = search_cut(&j->s, j->cut, &j->latency, &j->err);
+        if (!cut) {
+            j->st = cm_error_nomem(&j->err);
+            j->ran = true;
+        } else if (!out_of_budget(&j->s)) {
+            b->mk->make(b->mk, k, cut);
+            j->st = search_cut(&j->s, cut, &j->latency, &j->err);
             j->ran = true;
         }
         atomic_store_explicit(&b->share.used[k], j->s.evaluations - b->share.start,
                               memory_order_relaxed);
         atomic_store_explicit(&b->share.done[k], true, memory_order_release);
     }
+    free(cut);
 }
 
 static void cut_jobs_free(cut_jobs *b)
 {
     for (int k = 0; b->job && k < b->n; k++) {
-        free(b->job[k].s.best.cut);
         free(b->job[k].s.best.coarse);
         free(b->job[k].s.best.macc);
         free(b->job[k].s.best.bank);
@@ -576,58 +605,61 @@ static void cut_jobs_free(cut_jobs *b)
     free((void *)b->share.done);
 }
 
-static cm_status cut_jobs_init(search *s, bool *const *cuts, int n, cut_jobs *b, cm_error *err)
+static cm_status cut_jobs_init(search *s, const cut_maker *mk, int n, cut_jobs *b,
+                               cm_error *err)
 {
-    *b = (cut_jobs){.job = calloc((size_t)n, sizeof *b->job), .n = n};
+    *b = (cut_jobs){.job = calloc((size_t)n, sizeof *b->job), .n = n, .mk = mk};
     b->share.used = calloc((size_t)n, sizeof *b->share.used);
     b->share.done = calloc((size_t)n, sizeof *b->share.done);
     b->share.start = s->evaluations;
     atomic_init(&b->share.next, 0);
-    bool ok = b->job && b->share.used && b->share.done;
-    for (int k = 0; ok && k < n; k++) {
+    if (!b->job || !b->share.used || !b->share.done) {
+        cut_jobs_free(b);
+        return cm_error_nomem(err);
+    }
+    for (int k = 0; k < n; k++) {
         atomic_init(&b->share.used[k], 0);
         atomic_init(&b->share.done[k], false);
         cut_job *j = &b->job[k];
-        *j = (cut_job){.cut = cuts[k], .s = *s, .latency = INFINITY};
+        *j = (cut_job){.s = *s, .latency = INFINITY};
         j->s.best = (best_point){0};
         j->s.share = &b->share;
         j->s.job = k;
-        ok = (j->s.best.cut = calloc((size_t)s->net->n_weight, sizeof *j->s.best.cut)) != NULL;
     }
-    if (ok)
-        return CM_OK;
-    cut_jobs_free(b);
-    return cm_error_nomem(err);
+    return CM_OK;
 }
 
-/* Searches cuts[0..n) as a loop would, one after another while the budget lasts
- * (latency[k] is set for the first *done), on the options' threads with the same result
- * as one thread. The threads take the searches in order, each a private search with the
- * budget the ones before it can have left (batch_spent); then, in order, a search is
- * taken as it ran when it knew its budget exactly or stayed within what the ones before
- * it left, and otherwise (the budget ran out within it) it is searched again with what
- * is left, which ends the batch. */
-static cm_status search_cuts(search *s, bool *const *cuts, int n, double *latency, int *done,
-                             cm_error *err)
+/* Searches the batch's n cut vectors as a loop would, one after another while the
+ * budget lasts (latency[k] is set for the first *done), on the options' threads with the
+ * same result as one thread. The threads take the searches in order, each a private
+ * search with the budget the ones before it can have left (batch_spent); then, in order,
+ * a search is taken as it ran when it knew its budget exactly or stayed within what the
+ * ones before it left, and otherwise (the budget ran out within it) it is searched again
+ * with what is left, which ends the batch. cut: room for one vector. */
+static cm_status search_cuts(search *s, const cut_maker *mk, int n, bool *cut, double *latency,
+                             int *done, cm_error *err)
 {
     *done = 0;
     const int threads = s->o->threads;
     if (threads <= 1 || n < 2) {
         cm_status st = CM_OK;
-        for (int k = 0; st == CM_OK && k < n && !out_of_budget(s); k++, (*done)++)
-            st = search_cut(s, cuts[k], &latency[k], err);
+        for (int k = 0; st == CM_OK && k < n && !out_of_budget(s); k++, (*done)++) {
+            mk->make(mk, k, cut);
+            st = search_cut(s, cut, &latency[k], err);
+        }
         return st;
     }
     if (out_of_budget(s))
         return CM_OK;
     cut_jobs b;
-    cm_status st = cut_jobs_init(s, cuts, n, &b, err);
+    cm_status st = cut_jobs_init(s, mk, n, &b, err);
     if (st != CM_OK)
         return st;
     cm_parallel_run(threads < n ? threads : n, threads, run_cut_jobs, &b, NULL);
     for (int k = 0; st == CM_OK && k < n && !out_of_budget(s); k++, (*done)++) {
         cut_job *j = &b.job[k];
         const uint64_t used = j->s.evaluations - b.share.start;
+        mk->make(mk, k, cut);
         if (j->ran && j->st != CM_OK) {
             *err = j->err;
             st = j->st;
@@ -635,9 +667,11 @@ static cm_status search_cuts(search *s, bool *const *cuts, int n, double *latenc
             s->evaluations += used;
             s->stopped |= j->s.stopped;
             latency[k] = j->latency;
+            j->s.best.cut = cut;
             st = keep_point(s, &s->best, &j->s.best, err);
+            j->s.best.cut = NULL;
         } else {
-            st = search_cut(s, cuts[k], &latency[k], err);
+            st = search_cut(s, cut, &latency[k], err);
         }
     }
     cut_jobs_free(&b);
@@ -646,53 +680,22 @@ static cm_status search_cuts(search *s, bool *const *cuts, int n, double *latenc
 
 /* ---- cut vectors ---- */
 
-/* The cut vectors of a batch: room for n vectors of the network's weight layers. */
-typedef struct cut_batch {
-    bool **cuts;
-    double *latency;
-} cut_batch;
-
-static void cut_batch_free(cut_batch *b, int n)
-{
-    for (int k = 0; b->cuts && k < n; k++)
-        free(b->cuts[k]);
-    free(b->cuts);
-    free(b->latency);
-}
-
-static cm_status cut_batch_init(const search *s, cut_batch *b, int n, cm_error *err)
-{
-    b->cuts = calloc((size_t)n, sizeof *b->cuts);
-    b->latency = malloc((size_t)n * sizeof *b->latency);
-    bool ok = b->cuts && b->latency;
-    for (int k = 0; ok && k < n; k++)
-        ok = (b->cuts[k] = calloc((size_t)s->net->n_weight, sizeof **b->cuts)) != NULL;
-    if (ok)
-        return CM_OK;
-    cut_batch_free(b, n);
-    return cm_error_nomem(err);
-}
-
 /* Every cut vector, in batches of this many (the threads' share of the work). */
 #define ENUMERATE_BATCH 64
 
-static cm_status enumerate_cuts(search *s, cm_error *err)
+static cm_status enumerate_cuts(search *s, bool *cut, cm_error *err)
 {
     const int free_cuts = s->net->n_weight - 1;
     const uint64_t total = 1ull << free_cuts;
-    cut_batch b;
-    cm_status st = cut_batch_init(s, &b, ENUMERATE_BATCH, err);
-    for (uint64_t mask = 0; st == CM_OK && mask < total && !out_of_budget(s);) {
-        const int n = total - mask < ENUMERATE_BATCH ? (int)(total - mask) : ENUMERATE_BATCH;
-        for (int k = 0; k < n; k++)
-            for (int w = 1; w <= free_cuts; w++)
-                b.cuts[k][w] = ((mask + (uint64_t)k) >> (w - 1)) & 1;
+    double latency[ENUMERATE_BATCH];
+    cut_maker mk = {.make = make_mask, .n_weight = s->net->n_weight};
+    cm_status st = CM_OK;
+    for (; st == CM_OK && mk.first < total && !out_of_budget(s); mk.first += ENUMERATE_BATCH) {
+        const int n = total - mk.first < ENUMERATE_BATCH ? (int)(total - mk.first)
+                                                         : ENUMERATE_BATCH;
         int done;
-        st = search_cuts(s, b.cuts, n, b.latency, &done, err);
-        mask += (uint64_t)n;
+        st = search_cuts(s, &mk, n, cut, latency, &done, err);
     }
-    if (b.cuts)
-        cut_batch_free(&b, ENUMERATE_BATCH);
     return st;
 }
 
@@ -713,28 +716,30 @@ static cm_status hill_climb(search *s, bool *cut, cm_error *err)
     if (!(none < all))
         for (int w = 1; w < nw; w++)
             cut[w] = true, current = all;
-    /* a round: every single toggle of the current vector, cut[w] flipped in vector w - 1 */
-    cut_batch b = {0};
-    if (st == CM_OK && nw > 1)
-        st = cut_batch_init(s, &b, nw - 1, err);
-    while (st == CM_OK && nw > 1 && !out_of_budget(s)) {
-        for (int w = 1; w < nw; w++) {
-            memcpy(b.cuts[w - 1], cut, (size_t)nw * sizeof *cut);
-            b.cuts[w - 1][w] = !cut[w];
-        }
+    if (st != CM_OK || nw < 2 || out_of_budget(s))
+        return st;
+    /* a round: every single toggle of the current vector, weight layer k + 1 in toggle k */
+    bool *base = malloc((size_t)nw * sizeof *base);
+    double *latency = malloc((size_t)nw * sizeof *latency);
+    if (!base || !latency)
+        st = cm_error_nomem(err);
+    const cut_maker mk = {.make = make_toggle, .base = base, .n_weight = nw};
+    while (st == CM_OK && !out_of_budget(s)) {
+        memcpy(base, cut, (size_t)nw * sizeof *cut);
         int done, pick = -1;
-        st = search_cuts(s, b.cuts, nw - 1, b.latency, &done, err);
+        st = search_cuts(s, &mk, nw - 1, cut, latency, &done, err);
         double best = current;
         for (int k = 0; st == CM_OK && k < done; k++)
-            if (b.latency[k] < best)
-                best = b.latency[k], pick = k + 1;
+            if (latency[k] < best)
+                best = latency[k], pick = k + 1;
+        memcpy(cut, base, (size_t)nw * sizeof *cut);
         if (st != CM_OK || pick < 0)
             break;
         cut[pick] = !cut[pick];
         current = best;
     }
-    if (b.cuts)
-        cut_batch_free(&b, nw - 1);
+    free(base);
+    free(latency);
     return st;
 }
 
@@ -786,7 +791,7 @@ cm_status cm_lat_search_budget(const cm_lat_net *net, const cm_lat_machine *m,
         else if (!o->weights_reloading || net->n_weight == 1)
             st = search_cut(&s, cut, &lat, err);
         else if (net->n_weight - 1 <= o->exhaustive_cuts)
-            st = enumerate_cuts(&s, err);
+            st = enumerate_cuts(&s, cut, err);
         else
             st = hill_climb(&s, cut, err);
         /* Cut short before anything fitted: the minimal point is the one most likely to
