@@ -358,8 +358,6 @@ static double step_score(double lat, double use, double cur_lat, double cur_use)
     return (cur_lat - lat) / (use - cur_use);
 }
 
-/* Tries one step of one conv block and keeps it in *best when it scores higher (on a
- * tie, when it is faster). */
 /* A bank step that keeps the schedule, without costing it: the current point with the
  * block's BRAM N * m a bank size more or less (counted as costed, as the sweep does). */
 static step_choice bank_step(search *s, const trial *t, const step_choice *cur, int b, int value)
@@ -373,6 +371,8 @@ static step_choice bank_step(search *s, const trial *t, const step_choice *cur, 
     return c;
 }
 
+/* Tries one step of one conv block and keeps it in *best when it scores higher (on a
+ * tie, when it is faster). */
 static void try_step(search *s, trial *t, greedy_banks *gb, int b, int which, int value,
                      const step_choice *cur, step_choice *best)
 {
