@@ -57,6 +57,8 @@ typedef struct search {
     struct cut_share *share; /* a search of a batch (search_cuts): what it shares */
     int job;         /* ... and its place in the batch */
     bool exact;      /* ... it knows the budget the batch's searches before it left it */
+    int done_before; /* ... the searches before it all done up to here, */
+    uint64_t done_used; /* ... with these evaluations between them */
 } search;
 
 /* What the searches of a batch share: how far each has got. */
@@ -78,12 +80,15 @@ static bool batch_spent(search *s)
     atomic_store_explicit(&sh->used[s->job], own, memory_order_relaxed);
     if (s->exact)
         return false;
-    uint64_t before = sh->start;
-    bool all_done = true;
-    for (int j = 0; j < s->job && before < s->budget; j++) {
-        all_done &= atomic_load_explicit(&sh->done[j], memory_order_acquire);
+    /* a done search's count is final: those are summed once (a round of a 10,000-layer
+     * chain has 10,000 searches, and this is asked at every step of each) */
+    while (s->done_before < s->job &&
+           atomic_load_explicit(&sh->done[s->done_before], memory_order_acquire))
+        s->done_used += atomic_load_explicit(&sh->used[s->done_before++], memory_order_relaxed);
+    uint64_t before = sh->start + s->done_used;
+    bool all_done = s->done_before == s->job;
+    for (int j = s->done_before; j < s->job && before < s->budget; j++)
         before += atomic_load_explicit(&sh->used[j], memory_order_relaxed);
-    }
     if (before + own >= s->budget)
         return true;
     if (all_done) {
