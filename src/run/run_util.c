@@ -28,7 +28,8 @@ cm_status cm_run_new(cm_run_ctx *cx, cm_dtype dtype, int rank, const int64_t *di
     if (st != CM_OK)
         return st;
     if (count > cx->r->max_elements)
-        return cm_run_fail(cx, CM_EINPUT, "an output of %lld elements exceeds the limit of %lld per tensor",
+        return cm_run_fail(cx, CM_EINPUT,
+                           "an output of %lld elements exceeds the limit of %lld per tensor",
                            (long long)count, (long long)cx->r->max_elements);
     st = cm_array_alloc(dtype, rank, dims, false, out, cx->err);
     if (st != CM_OK && st != CM_EINTERNAL)
