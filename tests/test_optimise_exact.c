@@ -1022,6 +1022,35 @@ static void test_no_program_without_time(void **state)
     cm_design_free(d);
 }
 
+/* A program's optimum is checked against its design's evaluation (read_answer), within
+ * EX_AGREE: GLPK takes a binary within 1e-5 of its integer, which moves the terms it
+ * multiplies. GoogLeNet's first 62 nodes for fpgaConvNet on a U250 (throughput, the
+ * first frame modelled, proven optimal) come out about 9e-9 below the design's
+ * evaluation: with a tolerance of 1e-9 the whole network's search ended in "internal
+ * error" (exit 4). The answer must be the design's cost, and optimal. */
+static void test_program_agrees_within_tolerance(void **state)
+{
+    (void)state;
+    cm_design *d = torchvision_design("googlenet", "u250", CM_BACKEND_FPGACONVNET,
+                                      CM_OBJECTIVE_THROUGHPUT);
+    ex_problem p;
+    cm_error err = {0};
+    assert_int_equal(ex_problem_init(&p, d, cm_seconds_now() + 600, 0.0, &err), CM_OK);
+    p.bb_budget = CM_OPTIMISE_EXACT_NODES;
+    ex_segment seg;
+    ex_segment_init(&p, 0, 62, &seg);
+    ex_sol sol = {.choice = calloc((size_t)p.n, sizeof *sol.choice)};
+    assert_non_null(sol.choice);
+    if (ex_solve_segment(&p, &seg, NULL, true, false, INFINITY, &sol, &err) != CM_OK)
+        fail_msg("%s", err.message);
+    assert_false(sol.loose);
+    assert_true(sol.lb == sol.ub && isfinite(sol.ub));
+    assert_true(sol.ub == ex_evaluate_choice(&p, &seg, sol.choice));
+    free(sol.choice);
+    ex_problem_free(&p);
+    cm_design_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1050,6 +1079,7 @@ int main(void)
         cmocka_unit_test(test_frame_best_bound),
         cmocka_unit_test(test_program_stops_within_gap),
         cmocka_unit_test(test_program_stops_at_goal),
+        cmocka_unit_test(test_program_agrees_within_tolerance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
