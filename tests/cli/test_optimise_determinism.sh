@@ -114,4 +114,15 @@ import json, sys
 o = json.load(open(sys.argv[1]))["optimiser"]
 assert o["stopped_early"] and "time limit" in o["note"], o
 ' "$tmp/out"
+
+# the search's options out of range: a usage error (exit 1) naming the option and the
+# value, and no design file left behind
+for bad in "--threads 0" "--threads 65" "--threads two" "--gap 1.5" "--gap -0.1" "--gap nan" \
+  "--time-limit 0" "--time-limit -1" "--time-limit inf"; do
+  # shellcheck disable=SC2086 # each case is an option and its value
+  expect 1 "optimise $bad" -- optimise "$resnet18" --board u250 $bad -o "$tmp/bad.json" --quiet
+  check "optimise $bad names the option and the value" \
+    grep -q "optimise: ${bad% *} needs .*'${bad#* }'" "$tmp/err"
+  check "optimise $bad writes no design" test ! -e "$tmp/bad.json"
+done
 finish
