@@ -135,6 +135,11 @@ static void test_chain_one_frame(void **state)
     /* b_3 = 10, + ii 2; the sink: c_3 = 11, + 1 */
     assert_int_equal(r.end_cycle, 12);
     assert_int_equal(r.streams[c.s1].words, 4);
+    /* s1[g] at g + 4, s2[g] at 5 + 2g */
+    assert_int_equal(r.streams[c.s1].first_write, 4);
+    assert_int_equal(r.streams[c.s1].last_write, 7);
+    assert_int_equal(r.streams[c.s2].first_write, 5);
+    assert_int_equal(r.streams[c.s2].last_write, 11);
     sim_run_result_free(&r);
     sim_graph_free(c.g);
 }
@@ -1007,8 +1012,15 @@ static void rt_compare(const rt_graph *g, rt_iters *its, const sim_run_result *r
         end = st->last_end > end ? st->last_end : end;
     }
     assert_int_equal(r->end_cycle, end);
-    for (int s = 0; s < g->n_streams; s++)
+    for (int s = 0; s < g->n_streams; s++) {
         assert_int_equal(r->streams[s].max_occupancy, rt_max_occupancy(g, its, s));
+        const rt_iters *w = &its[g->writer[s]];
+        const int64_t total = g->words[s] * g->frames;
+        const int first = rt_owner(w, g->wport[s], 0, false);
+        const int last = rt_owner(w, g->wport[s], total - 1, false);
+        assert_int_equal(r->streams[s].first_write, w->start[first] + w->lat[first]);
+        assert_int_equal(r->streams[s].last_write, w->start[last] + w->lat[last]);
+    }
 }
 
 /* Solves g by reference and runs e (unbounded: every depth ignored); compares both.

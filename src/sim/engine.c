@@ -374,6 +374,17 @@ static inline void write_words(const port_use *u, int64_t at)
         ring_set(&s->wt, s->nw, at);
 }
 
+/* The stream's counts after `words` more were written (the last of them at s->last_wt). */
+static void note_writes(sim_stream_stats *st, const stream_run *s, int64_t words)
+{
+    if (words <= 0)
+        return;
+    if (st->words == 0)
+        st->first_write = ring_get(&s->wt, s->nw - words);
+    st->words += words;
+    st->last_write = s->last_wt;
+}
+
 /* The counts every way of stepping a task keeps: m more iterations, busy for ii each,
  * the last ending at `next`. */
 static void end_iterations(engine *e, int task, int64_t m, int64_t next)
@@ -433,7 +444,7 @@ static void step_simple(engine *e, int task, int64_t m)
         next = start + ii;
     }
     if (b)
-        e->r->streams[b_id].words += m;
+        note_writes(&e->r->streams[b_id], b, m);
     end_iterations(e, task, m, next);
 }
 
@@ -465,7 +476,7 @@ static void step(engine *e, int task, int64_t m)
         next = start + t->seg.ii;
     }
     for (int p = 0; p < t->n_out; p++)
-        e->r->streams[t->out[p].stream].words += m * t->out[p].words;
+        note_writes(&e->r->streams[t->out[p].stream], t->out[p].s, m * t->out[p].words);
     end_iterations(e, task, m, next);
 }
 

@@ -133,6 +133,7 @@ typedef struct sim_task_stats {
 
 typedef struct sim_stream_stats {
     int64_t words;         /* written over the run */
+    int64_t first_write, last_write; /* cycles of the run's first and last word written */
     int64_t max_occupancy; /* most words held at once (counted just after each write) */
 } sim_stream_stats;
 
