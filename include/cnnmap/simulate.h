@@ -74,6 +74,11 @@ typedef struct cm_sim_stream {
     int64_t design_depth;    /* what the design gives it (0: unbounded) */
     int64_t depth;           /* as simulated (auto: the sized depth) */
     int64_t max_occupancy;
+    /* when the run wrote its first and its last word, in cycles from the partition's
+     * first input word (0 and -1 when it wrote none): with one frame, the first frame's
+     * first and last word out of the task that writes it, beside the cost model's
+     * first and last output of that node */
+    int64_t first_word_cycle, last_word_cycle;
 } cm_sim_stream;
 
 typedef struct cm_sim_result {

@@ -186,14 +186,15 @@ static void print_tasks(const cm_sim_result *r)
 
 static void print_streams(const cm_sim_result *r)
 {
-    printf("\n%-36s %4s %12s %12s %13s\n", "stream", "part", "depth", "design depth",
-           "max occupancy");
+    printf("\n%-36s %4s %12s %12s %13s %12s %12s\n", "stream", "part", "depth", "design depth",
+           "max occupancy", "first word", "last word");
     for (int i = 0; i < r->n_streams; i++) {
         const cm_sim_stream *s = &r->streams[i];
-        printf("%-36.36s %4d %12" PRId64 " %12" PRId64 " %13" PRId64 "\n", s->name, s->partition,
-               s->depth, s->design_depth, s->max_occupancy);
+        printf("%-36.36s %4d %12" PRId64 " %12" PRId64 " %13" PRId64 " %12" PRId64 " %12" PRId64 "\n",
+               s->name, s->partition, s->depth, s->design_depth, s->max_occupancy,
+               s->first_word_cycle, s->last_word_cycle);
     }
-    printf("(depth 0: unbounded)\n");
+    printf("(depth 0: unbounded; first and last word: cycles from the partition's first input word)\n");
 }
 
 static void print_text(const char *design, const cm_sim_result *r)

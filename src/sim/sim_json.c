@@ -112,6 +112,8 @@ static json_t *stream_json(const cm_sim_stream *s)
     cm_json_put(o, "depth", json_integer(s->depth), &ok);
     cm_json_put(o, "design_depth", json_integer(s->design_depth), &ok);
     cm_json_put(o, "max_occupancy", json_integer(s->max_occupancy), &ok);
+    cm_json_put(o, "first_word_cycle", json_integer(s->first_word_cycle), &ok);
+    cm_json_put(o, "last_word_cycle", json_integer(s->last_word_cycle), &ok);
     return cm_json_finish(o, ok);
 }
 

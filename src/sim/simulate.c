@@ -127,6 +127,9 @@ static cm_status record_part(cm_sim_result *r, int part_index, const sim_part *p
         s->design_depth = design_depths[i];
         s->depth = sim_stream_depth(g, i);
         s->max_occupancy = rr->streams[i].max_occupancy;
+        const int64_t from = rr->in_first[0] >= 0 ? rr->in_first[0] : 0;
+        s->first_word_cycle = rr->streams[i].words > 0 ? rr->streams[i].first_write - from : 0;
+        s->last_word_cycle = rr->streams[i].words > 0 ? rr->streams[i].last_write - from : -1;
     }
     return CM_OK;
 }

@@ -88,8 +88,14 @@ for t in d["tasks"]:
     assert 0 <= t["busy"] <= 1 + 1e-12 and t["iterations"] > 0, t
     assert 0 <= t["partition"] < len(d["partitions"]), t
 for st in d["streams"]:
-    assert set(st) == {"name", "partition", "depth", "design_depth", "max_occupancy"}, st
+    assert set(st) == {"name", "partition", "depth", "design_depth", "max_occupancy",
+                       "first_word_cycle", "last_word_cycle"}, st
     assert st["max_occupancy"] >= 0
+    # every word a stream carries is read before the partition's last output word is
+    assert st["first_word_cycle"] <= st["last_word_cycle"], st
+    if frames == 1:
+        part = d["partitions"][st["partition"]]
+        assert st["last_word_cycle"] <= part["simulated"]["latency_cycles"], (st, part)
     assert st["depth"] == 0 or st["max_occupancy"] <= st["depth"], st
     if mode == "design":
         assert st["depth"] == st["design_depth"], st
@@ -117,6 +123,16 @@ d = json.load(open(sys.argv[1]))
 assert d["frames"] == 1 and d["simulated"]["latency_cycles"] > 0, d["simulated"]
 if d["simulated"]["interval_cycles"] == 0:
     assert d["difference"]["interval"] is None, d["difference"]
+' "$tmp/out"
+# one frame: each stream's last word is written by the partition's last output word,
+# and the stream the partition's output leaves by ends there (the sink reads it at once)
+check "LeNet, one frame: the streams' last words within each partition's latency" $py -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for i, p in enumerate(d["partitions"]):
+    ends = [s["last_word_cycle"] for s in d["streams"] if s["partition"] == i]
+    lat = p["simulated"]["latency_cycles"]
+    assert ends and max(ends) <= lat and max(ends) >= lat - 2, (i, lat, ends)
 ' "$tmp/out"
 expect 0 "simulate LeNet --fifo-depths auto" -- simulate "$tmp/lenet.json" --fifo-depths auto --json
 check "LeNet auto: the JSON of cli.md" json_ok "$tmp/out" 4 auto
