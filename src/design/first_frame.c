@@ -95,12 +95,20 @@ static double ceil_of(double x)
     return i < x ? i + 1.0 : i;
 }
 
+/* A late share's mark that the row before its late rows is itself partly late (it
+ * ends at the source's last word, or a part of it comes after): a fraction of a row
+ * too small to change any count of rows or any work, which a block writing rows from
+ * whole input rows (late_edge) counts as a late row. */
+#define LATE_PART 1e-6
+
 /* Output rows (of t->late_out_rows) that wait for an input of which the last r rows
- * (r < 1: only the last word) are late: row j waits for input row j * stride + base,
- * late when at or past the first late row. */
+ * are late (a fraction: part of a row, which only a late_edge block waits on whole):
+ * row j waits for input row j * stride + base, late when at or past the first late
+ * row. */
 static double late_rows_out(const cm_block_timing *t, double r)
 {
-    const double threshold = t->late_in_rows - floor_of(r + 1e-9);
+    const double late_in = t->late_edge ? ceil_of(r - 1e-9) : floor_of(r + 1e-9);
+    const double threshold = t->late_in_rows - late_in;
     const double stride = t->late_stride > 0 ? t->late_stride : 1.0;
     double j0 = ceil_of((threshold - t->late_base) / stride - 1e-9);
     if (j0 < 0)
@@ -108,14 +116,23 @@ static double late_rows_out(const cm_block_timing *t, double r)
     return j0 >= t->late_out_rows ? 0.0 : t->late_out_rows - j0;
 }
 
+/* A share of rows of the output, marked (LATE_PART) when the row before them is
+ * partly late: a block that streams its rows as it reads them passes a part row on,
+ * one that writes rows from whole input rows has made it whole. */
+static double late_share(const cm_block_timing *t, double rows, bool part)
+{
+    return (rows + (part && !t->late_edge ? LATE_PART : 0.0)) / t->late_out_rows;
+}
+
 /* From a late share of the input: this node's late rows and the work on them. */
 static cm_late_rec late_through(const cm_block_timing *t, int source, double in_share)
 {
     const double r = in_share * t->late_in_rows;
+    const double whole = floor_of(r + 1e-9);
     const double rows = late_rows_out(t, r);
-    cm_late_rec rec = {source, rows / t->late_out_rows, floor_of(r + 1e-9) / t->late_in_rows};
+    cm_late_rec rec = {source, late_share(t, rows, r - whole > 1e-9), whole / t->late_in_rows};
     if (t->late_by_output)
-        rec.work = maxd(rec.work, rec.share);
+        rec.work = maxd(rec.work, rows / t->late_out_rows);
     return rec;
 }
 
@@ -164,11 +181,13 @@ int cm_design_late_records(const cm_design *d, int first, int i, const double *l
                 count = late_merge(out, count, rec);
         }
     }
-    if (inside) { /* its own last rows, after its input's last word (the last source) */
-        const double rows = late_rows_out(t, 0.0);
+    if (inside) { /* its own last rows, after its input's last word (the last source):
+                   * that word ends the input's last row, partly late to a late_edge
+                   * block, and the row before the late rows ends with it */
+        const double rows = late_rows_out(t, LATE_PART);
         if (rows > 0) {
             const double share = rows / t->late_out_rows;
-            const cm_late_rec own = {i, share, t->late_by_output ? share : 0.0};
+            const cm_late_rec own = {i, late_share(t, rows, true), t->late_by_output ? share : 0.0};
             count = late_merge(out, count, own);
         }
     }

@@ -42,6 +42,10 @@ typedef struct cm_block_timing {
     double late_in_rows, late_out_rows, late_stride, late_base;
     int late_by_output;  /* its work on late rows is its output's (a window generator
                           * writing windows, padding), else its input's */
+    int late_edge;       /* it writes most of an output row only once the input row its
+                          * slots read is whole (a window generator with more taps a row
+                          * than pixels, a pool): an input row partly late makes the
+                          * output rows it feeds late too */
 } cm_block_timing;
 
 typedef struct cm_block_cost {

@@ -117,6 +117,7 @@ static void set_late_rows(cm_block_timing *t, double in_rows, double out_rows, d
     t->late_stride = stride;
     t->late_base = base;
     t->late_by_output = by_output;
+    t->late_edge = 0;
 }
 
 /* The generator writes output row j's windows in the slots that read the rows after
@@ -131,6 +132,10 @@ static void finn_late_rows(const cm_finn_node *n, cm_block_timing *t)
     case CM_FINN_SWG: {
         const double ext = pos(n->dilation[0]) * (n->kernel[0] - 1.0) + 1.0;
         set_late_rows(t, n->ifm_dim[0], n->ofm_dim[0], pos(n->stride[0]), ext, 1);
+        /* a row's slots read s_h input rows and write its windows' taps: the taps
+         * beyond the reads go out after the row is in (sim_streaming_finn.c) */
+        const double taps = col_of(n->ofm_dim) * n->kernel[0] * col_of(n->kernel);
+        t->late_edge = taps > pos(n->stride[0]) * col_of(n->ifm_dim);
         break;
     }
     case CM_FINN_FMPADDING:
@@ -139,6 +144,7 @@ static void finn_late_rows(const cm_finn_node *n, cm_block_timing *t)
     case CM_FINN_MAXPOOL: {
         const double k = pos(n->pool_dim);
         set_late_rows(t, n->ifm_dim[0], floor(n->ifm_dim[0] / k), k, k - 1.0, 1);
+        t->late_edge = 1; /* a row's outputs after its last input row */
         break;
     }
     case CM_FINN_POOL:

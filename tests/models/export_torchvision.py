@@ -53,7 +53,7 @@ def _imports():
 
 # name, constructor keyword arguments, input H=W, opset, dynamic batch,
 # do_constant_folding.  Every opset from 11 to 17 is used at least once,
-# 5 of the 10 models have a dynamic batch dimension and 3 are exported
+# 5 of the first 10 models have a dynamic batch dimension and 3 are exported
 # without constant folding.
 MODELS = [
     ("resnet18",        {},                                           224, 11, True,  True),
@@ -66,6 +66,8 @@ MODELS = [
     ("inception_v3",    {"aux_logits": False, "init_weights": False}, 299, 13, False, True),
     ("densenet121",     {},                                           224, 14, True,  True),
     ("efficientnet_b0", {},                                           224, 17, False, False),
+    # Squeeze-and-excitation blocks and hardswish; issue 17's matrix holds it
+    ("mobilenet_v3_small", {},                                        224, 13, False, True),
     # ConvNeXt's blocks: permute, LayerNormalization (opset 17), Linear, GELU (Erf),
     # Linear, permute; about 15 s to export.
     ("convnext_tiny",   {},                                           224, 17, False, True),
