@@ -808,6 +808,268 @@ static void partition_phase(rule_search *s, cm_progress *bar)
     note_point(s);
 }
 
+/* ---- trades: the last phase ----
+ * Growth only ever adds resources to the slowest node, so the best design met can still
+ * hold resources where they buy little: a node grown early for a bottleneck that later
+ * moved, or a partition full before its last bottleneck could grow. A round of trades
+ * costs every move of one folding of one node to its neighbouring valid value
+ * (matching propagated) and takes the move that lowers the cost most while everything
+ * fits. When no single move does, it pairs each move that lowers the cost but overruns
+ * its partition with the move of another node of that partition that frees the
+ * overrun at the least cost, estimates the pair by the sum of their changes, and tries
+ * the best estimates. Rounds go on while one is taken.
+ * Bounded by counts (the same design on any machine): a round is begun only when its
+ * moves times the design's nodes fit in a quarter of what is left of RULE_TRADE_WORK,
+ * and the phase's node costings stay within RULE_TRADE_GROWTH times those of the phases
+ * before it, so that the phase never changes how rule scales. */
+#define RULE_TRADE_WORK 6e6
+#define RULE_TRADE_GROWTH 8
+#define RULE_TRADE_PAIRS 20
+
+typedef struct trade_move {
+    int node, part;
+    cm_fold which;
+    int64_t value;
+    double cost;      /* the design's cost after it */
+    int bad;          /* its partition's broken limits after it */
+    cm_resources res; /* its partition's resources after it */
+} trade_move;
+
+typedef struct trade_pair {
+    int a, b; /* indices of moves */
+    double estimate;
+} trade_pair;
+
+typedef struct trade_state {
+    trade_move *moves;
+    size_t n, cap;
+    double work;          /* moves costed times nodes, so far */
+    uint64_t evals_limit; /* node costings the phase may reach */
+} trade_state;
+
+static bool trade_over(rule_search *s, const trade_state *t)
+{
+    return stopped(s) || cm_design_evaluations(s->d) >= t->evals_limit;
+}
+
+/* Applies a move; false when propagation refuses it. */
+static bool trade_apply(cm_design *d, const trade_move *m)
+{
+    return cm_design_set_fold_propagate(d, m->node, m->which, m->value);
+}
+
+/* Costs one move and takes it back; appends it when propagation takes it. */
+static void trade_cost(rule_search *s, trade_state *t, trade_move m)
+{
+    int64_t f[3];
+    cm_design_node_folding(s->d, m.node, f);
+    f[m.which] = m.value;
+    if (seen_before(s, m.node, f))
+        return;
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 256;
+        trade_move *grown = realloc(t->moves, cap * sizeof *grown);
+        if (!grown)
+            return;
+        t->moves = grown;
+        t->cap = cap;
+    }
+    const bool journal = cm_design_journal_start(s->d);
+    if (!journal)
+        save_partition(s->d, m.part, s->fold_before);
+    s->tried++;
+    t->work += cm_design_node_count(s->d);
+    if (trade_apply(s->d, &m)) {
+        cm_partition_info info;
+        cm_design_partition_info(s->d, m.part, &info);
+        m.cost = cm_design_cost(s->d);
+        m.bad = partition_violations(s->d, m.part);
+        m.res = info.res;
+        t->moves[t->n++] = m;
+    }
+    if (journal)
+        cm_design_journal_undo(s->d);
+    else
+        restore_partition(s->d, m.part, s->fold_before);
+}
+
+/* Every move of one folding to a neighbouring value, costed into t->moves. */
+static void trade_moves(rule_search *s, trade_state *t)
+{
+    t->n = 0;
+    for (int p = 0; p < cm_design_partition_count(s->d) && !trade_over(s, t); p++) {
+        cm_partition_info info;
+        cm_design_partition_info(s->d, p, &info);
+        s->groups = cm_fold_groups_new(s->d, p);
+        s->round++;
+        for (int i = info.first; i <= info.last && !trade_over(s, t); i++) {
+            int64_t now[3];
+            cm_design_node_folding(s->d, i, now);
+            for (int k = 0; k < 3; k++) {
+                int count;
+                const int64_t *v = cm_design_fold_values(s->d, i, (cm_fold)k, &count);
+                int at = 0;
+                while (at < count && v[at] != now[k])
+                    at++;
+                if (at == count)
+                    continue;
+                if (at > 0)
+                    trade_cost(s, t, (trade_move){.node = i, .part = p, .which = (cm_fold)k, .value = v[at - 1]});
+                if (at + 1 < count)
+                    trade_cost(s, t, (trade_move){.node = i, .part = p, .which = (cm_fold)k, .value = v[at + 1]});
+            }
+        }
+        cm_fold_groups_free(s->groups);
+        s->groups = NULL;
+    }
+}
+
+/* The moves a round would cost, counted without costing them. */
+static double trade_round_size(const cm_design *d)
+{
+    double moves = 0;
+    for (int i = 0; i < cm_design_node_count(d); i++)
+        for (int k = 0; k < 3; k++) {
+            int count;
+            cm_design_fold_values(d, i, (cm_fold)k, &count);
+            moves += count > 1 ? 2 : 0;
+        }
+    return moves * cm_design_node_count(d);
+}
+
+/* How much of each resource partition `part` is over the board's after move a; false
+ * when none is. */
+static bool trade_overrun(const cm_design *d, const trade_move *a, int64_t over[5])
+{
+    const cm_resources *max = cm_design_limits(d);
+    const int64_t r[5] = {a->res.dsp, a->res.bram18, a->res.uram, a->res.lut, a->res.ff};
+    const int64_t m[5] = {max->dsp, max->bram18, max->uram, max->lut, max->ff};
+    bool any = false;
+    for (int k = 0; k < 5; k++) {
+        over[k] = r[k] > m[k] ? r[k] - m[k] : 0;
+        any |= over[k] > 0;
+    }
+    return any;
+}
+
+/* Whether move b frees at least `over` of each resource of its partition (now `now`). */
+static bool trade_frees(const trade_move *b, const cm_resources *now, const int64_t over[5])
+{
+    const int64_t r[5] = {b->res.dsp, b->res.bram18, b->res.uram, b->res.lut, b->res.ff};
+    const int64_t n[5] = {now->dsp, now->bram18, now->uram, now->lut, now->ff};
+    for (int k = 0; k < 5; k++)
+        if (over[k] > 0 && n[k] - r[k] < over[k])
+            return false;
+    return true;
+}
+
+static int by_estimate(const void *x, const void *y)
+{
+    const trade_pair *a = x, *b = y;
+    if (a->estimate != b->estimate)
+        return a->estimate < b->estimate ? -1 : 1;
+    return a->a != b->a ? (a->a < b->a ? -1 : 1) : (a->b > b->b) - (a->b < b->b);
+}
+
+/* The pairs worth trying: each move that lowers the cost but overruns its partition,
+ * with the move of another node that frees the overrun at the least cost; sorted by
+ * the estimate. Returns how many (those with an estimate below the cost). */
+static size_t trade_pairs(rule_search *s, const trade_state *t, double cost, trade_pair **out)
+{
+    trade_pair *pairs = NULL;
+    size_t n = 0;
+    for (size_t a = 0; a < t->n; a++) {
+        const trade_move *ma = &t->moves[a];
+        int64_t over[5];
+        if (ma->bad == 0 || ma->cost >= cost || !trade_overrun(s->d, ma, over))
+            continue;
+        cm_partition_info info;
+        cm_design_partition_info(s->d, ma->part, &info);
+        size_t best = SIZE_MAX;
+        for (size_t b = 0; b < t->n; b++) {
+            const trade_move *mb = &t->moves[b];
+            if (mb->part != ma->part || mb->node == ma->node || mb->bad > 0 ||
+                !trade_frees(mb, &info.res, over))
+                continue;
+            if (best == SIZE_MAX || mb->cost < t->moves[best].cost)
+                best = b;
+        }
+        if (best == SIZE_MAX)
+            continue;
+        const double estimate = (ma->cost - cost) + (t->moves[best].cost - cost);
+        if (estimate >= 0)
+            continue;
+        trade_pair *grown = realloc(pairs, (n + 1) * sizeof *grown);
+        if (!grown)
+            break;
+        pairs = grown;
+        pairs[n++] = (trade_pair){(int)a, (int)best, estimate};
+    }
+    if (n > 1)
+        qsort(pairs, n, sizeof *pairs, by_estimate);
+    *out = pairs;
+    return n;
+}
+
+/* Applies moves a and then b (b may be NULL); keeps them when the design stays feasible
+ * and its cost falls below `cost` by more than a tie. */
+static bool trade_take(rule_search *s, const trade_move *a, const trade_move *b, double cost)
+{
+    const bool journal = cm_design_journal_start(s->d);
+    if (!journal)
+        save_partition(s->d, a->part, s->fold_before);
+    s->tried++;
+    const bool ok = trade_apply(s->d, a) && (!b || trade_apply(s->d, b)) &&
+                    violations(s->d) == 0 && cm_design_cost(s->d) < cost * (1.0 - RULE_TIME_TIE);
+    if (journal && ok)
+        cm_design_journal_end(s->d);
+    else if (journal)
+        cm_design_journal_undo(s->d);
+    else if (!ok)
+        restore_partition(s->d, a->part, s->fold_before);
+    return ok;
+}
+
+/* One round: true when a move or a pair was taken. */
+static bool trade_round(rule_search *s, trade_state *t)
+{
+    const double cost = cm_design_cost(s->d);
+    trade_moves(s, t);
+    if (trade_over(s, t))
+        return false;
+    size_t best = SIZE_MAX;
+    for (size_t m = 0; m < t->n; m++)
+        if (t->moves[m].bad == 0 && t->moves[m].cost < cost * (1.0 - RULE_TIME_TIE) &&
+            (best == SIZE_MAX || t->moves[m].cost < t->moves[best].cost))
+            best = m;
+    if (best != SIZE_MAX && trade_take(s, &t->moves[best], NULL, cost))
+        return true;
+    trade_pair *pairs;
+    const size_t n = trade_pairs(s, t, cost, &pairs);
+    bool taken = false;
+    for (size_t k = 0; k < n && k < RULE_TRADE_PAIRS && !taken && !trade_over(s, t); k++)
+        taken = trade_take(s, &t->moves[pairs[k].a], &t->moves[pairs[k].b], cost);
+    free(pairs);
+    return taken;
+}
+
+static void trade_phase(rule_search *s, cm_progress *bar)
+{
+    if (s->inc_bad != 0 || stopped(s))
+        return;
+    cm_design_point_restore(s->d, s->incumbent);
+    const uint64_t before = cm_design_evaluations(s->d) - s->work_from;
+    trade_state t = {.evals_limit = cm_design_evaluations(s->d) + RULE_TRADE_GROWTH * before};
+    while (!trade_over(s, &t)) {
+        const double left = RULE_TRADE_WORK - t.work;
+        if (trade_round_size(s->d) > left / 4 || !trade_round(s, &t))
+            break;
+        cm_progress_update(bar, 1.0, "trading");
+    }
+    free(t.moves);
+    note_point(s);
+}
+
 static void report(const rule_search *s, cm_optimise_result *r)
 {
     r->evaluations += s->tried;
@@ -862,6 +1124,7 @@ cm_status cm_optimise_rule(cm_design *d, const cm_optimise_options *o, cm_optimi
     cm_progress_init(&bar, o->progress, "rule");
     first_phase(&s, &bar);
     partition_phase(&s, &bar);
+    trade_phase(&s, &bar);
     cm_design_point_restore(d, s.incumbent);
     cm_progress_done(&bar);
     report(&s, r);
