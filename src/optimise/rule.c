@@ -39,6 +39,8 @@
  *   effect was costed since the design last changed is passed over: it would leave the
  *   same design, so it would fail again or tie. One whose effect is nothing, or which
  *   propagation would refuse, is passed over without costing.
+ * - A last phase trades resources between nodes from the best design met (trade_phase,
+ *   below): growth only adds to the slowest node and never takes back.
  * - It stops by its own criterion or after a budget of work: by default
  *   CM_OPTIMISE_RULE_WORK node costings (cm_design_evaluations), or the caller's count of
  *   design points. Both are counts, so the same inputs give the same design on any
