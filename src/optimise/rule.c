@@ -860,6 +860,28 @@ static bool trade_apply(cm_design *d, const trade_move *m)
     return cm_design_set_fold_propagate(d, m->node, m->which, m->value);
 }
 
+/* A trial on partition p, taken back or kept by trial_end: through the design's
+ * journal, which restores only the nodes it moved, or without one (out of memory) by
+ * the partition's foldings. Returns whether the journal is on. */
+static bool trial_begin(rule_search *s, int p)
+{
+    const bool journal = cm_design_journal_start(s->d);
+    if (!journal)
+        save_partition(s->d, p, s->fold_before);
+    s->tried++;
+    return journal;
+}
+
+static void trial_end(rule_search *s, int p, bool journal, bool keep)
+{
+    if (journal && keep)
+        cm_design_journal_end(s->d);
+    else if (journal)
+        cm_design_journal_undo(s->d);
+    else if (!keep)
+        restore_partition(s->d, p, s->fold_before);
+}
+
 /* Costs one move and takes it back; appends it when propagation takes it. */
 static void trade_cost(rule_search *s, trade_state *t, trade_move m)
 {
@@ -876,10 +898,7 @@ static void trade_cost(rule_search *s, trade_state *t, trade_move m)
         t->moves = grown;
         t->cap = cap;
     }
-    const bool journal = cm_design_journal_start(s->d);
-    if (!journal)
-        save_partition(s->d, m.part, s->fold_before);
-    s->tried++;
+    const bool journal = trial_begin(s, m.part);
     t->work += cm_design_node_count(s->d);
     if (trade_apply(s->d, &m)) {
         cm_partition_info info;
@@ -889,10 +908,7 @@ static void trade_cost(rule_search *s, trade_state *t, trade_move m)
         m.res = info.res;
         t->moves[t->n++] = m;
     }
-    if (journal)
-        cm_design_journal_undo(s->d);
-    else
-        restore_partition(s->d, m.part, s->fold_before);
+    trial_end(s, m.part, journal, false);
 }
 
 /* Every move of one folding to a neighbouring value, costed into t->moves. */
@@ -978,9 +994,9 @@ static int by_estimate(const void *x, const void *y)
  * the estimate. Returns how many (those with an estimate below the cost). */
 static size_t trade_pairs(rule_search *s, const trade_state *t, double cost, trade_pair **out)
 {
-    trade_pair *pairs = NULL;
+    trade_pair *pairs = malloc((t->n > 0 ? t->n : 1) * sizeof *pairs); /* at most one a move */
     size_t n = 0;
-    for (size_t a = 0; a < t->n; a++) {
+    for (size_t a = 0; pairs && a < t->n; a++) {
         const trade_move *ma = &t->moves[a];
         int64_t over[5];
         if (ma->bad == 0 || ma->cost >= cost || !trade_overrun(s->d, ma, over))
@@ -1001,10 +1017,6 @@ static size_t trade_pairs(rule_search *s, const trade_state *t, double cost, tra
         const double estimate = (ma->cost - cost) + (t->moves[best].cost - cost);
         if (estimate >= 0)
             continue;
-        trade_pair *grown = realloc(pairs, (n + 1) * sizeof *grown);
-        if (!grown)
-            break;
-        pairs = grown;
         pairs[n++] = (trade_pair){(int)a, (int)best, estimate};
     }
     if (n > 1)
@@ -1017,18 +1029,10 @@ static size_t trade_pairs(rule_search *s, const trade_state *t, double cost, tra
  * and its cost falls below `cost` by more than a tie. */
 static bool trade_take(rule_search *s, const trade_move *a, const trade_move *b, double cost)
 {
-    const bool journal = cm_design_journal_start(s->d);
-    if (!journal)
-        save_partition(s->d, a->part, s->fold_before);
-    s->tried++;
+    const bool journal = trial_begin(s, a->part);
     const bool ok = trade_apply(s->d, a) && (!b || trade_apply(s->d, b)) &&
                     violations(s->d) == 0 && cm_design_cost(s->d) < cost * (1.0 - RULE_TIME_TIE);
-    if (journal && ok)
-        cm_design_journal_end(s->d);
-    else if (journal)
-        cm_design_journal_undo(s->d);
-    else if (!ok)
-        restore_partition(s->d, a->part, s->fold_before);
+    trial_end(s, a->part, journal, ok);
     return ok;
 }
 
