@@ -415,12 +415,13 @@ static cm_status design_alloc(cm_design *d, cm_error *err)
     d->frame_stale = calloc(n + 1, sizeof *d->frame_stale);
     d->last_succ = calloc(n + 1, sizeof *d->last_succ);
     d->only_pred = calloc(n + 1, sizeof *d->only_pred);
+    d->row_source = calloc(n + 1, sizeof *d->row_source);
     d->frame_late = calloc(n + 1, sizeof *d->frame_late);
     d->late_at = calloc(n + 1, sizeof *d->late_at);
     if (!d->state || !d->memo || !d->part_of || !d->parts || !d->scratch_fold ||
         !d->scratch_mark || !d->scratch_list || !d->scratch_time || !d->frame_moved ||
         !d->frame_owed || !d->frame_reads || !d->next_leaving || !d->frame_unbound || !d->frame_stale || !d->last_succ ||
-        !d->only_pred || !d->frame_late || !d->late_at)
+        !d->only_pred || !d->row_source || !d->frame_late || !d->late_at)
         return cm_error_nomem(err);
     size_t most = 1;
     for (size_t i = 0; i < n; i++) {
@@ -464,6 +465,10 @@ static void design_reset(cm_design *d, const cm_design *like)
             node_cost(d, i, &s->cost);
         }
         d->frame_late[i] = s->cost.timing.late_in_rows > 0;
+        d->row_source[i] = cm_design_row_source(d, i);
+        const int only = d->only_pred[i]; /* its figures also move with that window's */
+        if (only >= 0 && d->row_source[only] >= 0 && d->row_source[only] != only)
+            d->only_pred[i] = -2;
         s->bad = cm_design_node_bad(d, i);
         d->bad_nodes += s->bad;
     }
@@ -558,6 +563,7 @@ void cm_design_free(cm_design *d)
     free(d->frame_stale);
     free(d->last_succ);
     free(d->only_pred);
+    free(d->row_source);
     free(d->frame_late);
     free(d->late_at);
     free(d->late_bounds);

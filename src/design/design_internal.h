@@ -72,7 +72,10 @@ struct cm_design {
     int *next_leaving;      /* the first node from it on whose output leaves its partition */
     uint8_t *frame_stale;   /* its block's timing changed since it was last timed */
     int *last_succ;         /* its last consumer's index (-1: none) */
-    int *only_pred;         /* its one producer (-1: none, -2: several) */
+    int *only_pred;         /* its one producer (-1: none, -2: several, or one passing
+                             * a window's rows on: first_frame.c, inputs_moved) */
+    int *row_source;        /* the window whose last rows its output keeps
+                             * (cm_design_row_source), -1: none */
     uint8_t *frame_late;    /* its block has late rows (first_frame.c) */
     size_t *late_at;        /* n + 1 offsets into late_bounds: cm_design_late_cap each */
     double *late_bounds;    /* per node, the source and work share of each record that
@@ -101,6 +104,10 @@ cm_depth_terms cm_design_depth_terms(const cm_block_cost *c);
  * input rows its rows' times spread over, and when a consumer at `pace` cycles an input
  * word has taken a producer's last row of row_words words (0: no such rows). */
 double cm_design_row_spread(const cm_block_timing *producer);
+/* The window (a block with out_rows) whose last output rows node i's output keeps: i
+ * itself, or the one before a run of blocks that pass rows through (rows_through) each
+ * with one producer; -1 when none. Shapes alone decide it (set once). */
+int cm_design_row_source(const cm_design *d, int i);
 /* Cycles block c takes an input word in when its `words` a sample are all waiting. */
 double cm_design_take_pace(const cm_block_cost *c, double words);
 double cm_design_last_row_taken(const cm_block_timing *producer, double first_out,
@@ -114,11 +121,13 @@ double cm_design_last_row_taken(const cm_block_timing *producer, double first_ou
  * word, its record count, then each record's source and late share of its output; then
  * (first_frame.c's cache, since records follow from the shapes and the partition's
  * first node alone) that first node + 1 and the count of the records that bound the
- * node's last output, whose source and work share are in the design's late_bounds. */
+ * node's last output, whose source and work share are in the design's late_bounds; last
+ * its input's first word (a window's, which the consumers of its rows read). */
 enum {
     CM_LATE_KEPT = 4,
     CM_LATE_KEY = 2 + 2 * CM_LATE_KEPT,
-    CM_LATE_STRIDE = CM_LATE_KEY + 2
+    CM_LATE_INPUT_FIRST = CM_LATE_KEY + 2,
+    CM_LATE_STRIDE = CM_LATE_KEY + 3
 };
 
 typedef struct cm_late_rec {

@@ -81,6 +81,15 @@ double cm_design_row_spread(const cm_block_timing *producer)
     return (producer->out_rows - 1.0) * producer->row_stride + 1.0;
 }
 
+int cm_design_row_source(const cm_design *d, int i)
+{
+    const cm_block_timing *t = &d->state[i].cost.timing;
+    if (t->out_rows >= 2.0)
+        return i;
+    const cm_hd_node *n = &d->hd.nodes[i];
+    return t->rows_through && n->n_pred == 1 ? d->row_source[n->pred[0]] : -1;
+}
+
 /* floor and ceil by conversion (the counts here are far below 2^53): libm's calls
  * would dominate the records' cost in the optimisers' incremental evaluation */
 static double floor_of(double x)
@@ -281,6 +290,7 @@ static void settle(cm_design *d)
         ft[i].first_out += o;
         ft[i].last_out += o;
         in_last[(size_t)i * CM_LATE_STRIDE] += o;
+        in_last[(size_t)i * CM_LATE_STRIDE + CM_LATE_INPUT_FIRST] += o;
         d->frame_unbound[i] += o;
     }
     memset(d->frame_owed, 0,
@@ -304,10 +314,28 @@ static frame_time time_of(const cm_design *d, const frame_time *ft, int p)
     return (frame_time){ft[p].first_out + o, ft[p].last_out + o};
 }
 
+/* Whether some of node i's input comes from a producer in the partition. */
+static bool reads_partition(const cm_design *d, int first, int i)
+{
+    const cm_hd_node *n = &d->hd.nodes[i];
+    for (int k = 0; k < n->n_pred; k++)
+        if (n->pred[k] >= first)
+            return true;
+    return false;
+}
+
+/* Window src's input's first and last word, kept in its late slot. */
+static frame_time window_input(const cm_design *d, int src)
+{
+    const double *slot = d->scratch_time + 2 * (size_t)d->hd.n_nodes + (size_t)src * CM_LATE_STRIDE;
+    const double o = owed(d, src);
+    return (frame_time){slot[CM_LATE_INPUT_FIRST] + o, slot[0] + o};
+}
+
 /* Block i's first and last output word, from its producers' (those before `first`,
  * in an earlier partition, stream from off-chip memory). */
 static frame_time node_time(const cm_design *d, int first, int i, const frame_time *ft,
-                            double *input_last)
+                            frame_time *input)
 {
     const cm_hd_node *n = &d->hd.nodes[i];
     const cm_block_cost *c = &d->state[i].cost;
@@ -330,22 +358,33 @@ static frame_time node_time(const cm_design *d, int first, int i, const frame_ti
         const double beat = c->timing.beat_words > 0 ? c->timing.beat_words : 1.0;
         in.last_out = maxd(in.last_out, words / beat);
     }
-    *input_last = in.last_out;
+    *input = in;
     frame_time out = block_time(c, words, burst, in);
     const cm_block_timing *t = &c->timing;
     double taken = 0.0; /* when its producers' last rows are taken */
     for (int k = 0; k < n->n_pred; k++) {
         const int p = n->pred[k];
-        if (p < first)
-            continue;
-        const cm_block_timing *pt = &d->state[p].cost.timing;
-        if (pt->out_rows < 2.0 || pt->row_stride < 2.0)
-            continue; /* no strided rows (cm_design_last_row_taken's 0), without its divisions */
-        const double rows = pt->out_rows;
-        const frame_time at = time_of(d, ft, p);
-        taken = maxd(taken, cm_design_last_row_taken(pt, at.first_out, at.last_out,
-                                                     (double)d->hd.nodes[p].size_out / rows,
-                                                     cm_design_take_pace(c, words)));
+        const int src = p < first ? -1 : d->row_source[p];
+        if (src < first)
+            continue; /* no window's rows before it, without the divisions */
+        const cm_block_timing *pt = &d->state[src].cost.timing;
+        const double out_words = (double)d->hd.nodes[p].size_out;
+        const double pace = cm_design_take_pace(c, words);
+        if (src == p && pt->row_stride >= 2.0) {
+            const frame_time at = time_of(d, ft, p);
+            taken = maxd(taken, cm_design_last_row_taken(pt, at.first_out, at.last_out,
+                                                         out_words / pt->out_rows, pace));
+        }
+        /* the window's outputs after its last input word, and those its last input row
+         * completes (each share less the last output, which the tail covers), taken
+         * after they are written: the window's figures hold for the blocks passing its
+         * rows on */
+        if (!reads_partition(d, first, src))
+            continue; /* its input's times are off-chip memory's (exact has no column) */
+        const frame_time win = window_input(d, src);
+        taken = maxd(taken, win.last_out + pt->tail_share * out_words * pace);
+        taken = maxd(taken, win.last_out - pt->last_row_lead * (win.last_out - win.first_out) +
+                                pt->last_row_share * out_words * pace);
     }
     /* a block whose first output needs its whole input (an inner product) writes it
      * only once all is taken */
@@ -402,7 +441,9 @@ static void late_bound(const cm_design *d, int first, int i, double *late, doubl
  * times). */
 static double inputs_moved(const cm_design *d, int from, int i, const frame_time *ft)
 {
-    const int only = d->only_pred[i]; /* most nodes: without reading the node's record */
+    const int only = d->only_pred[i]; /* most nodes: without reading the node's record
+                                       * (not those after blocks passing a window's rows
+                                       * on: design.c) */
     if (only >= 0)
         return only < from ? 0.0 : d->frame_moved[only];
     if (only == -1)
@@ -417,6 +458,11 @@ static double inputs_moved(const cm_design *d, int from, int i, const frame_time
             return NAN;
         moved = m;
         any = true;
+        /* and the window whose rows p passes on: node_time reads its input's times */
+        const int src = d->row_source[p];
+        const double ms = src < from ? 0.0 : d->frame_moved[src];
+        if (src >= 0 && src != p && !same_move(ms, moved, ft[p].last_out + owed(d, p)))
+            return NAN;
     }
     return moved;
 }
@@ -430,6 +476,7 @@ static double move_node(const cm_design *d, int first, int i, double moved, doub
     double *slot = late + (size_t)(i - first) * CM_LATE_STRIDE;
     ft[i].first_out += moved;
     slot[0] += moved;
+    slot[CM_LATE_INPUT_FIRST] += moved;
     if (!d->frame_late[i]) {
         ft[i].last_out += moved;
         return moved;
@@ -450,10 +497,11 @@ static double time_node(const cm_design *d, int first, int i, bool whole, double
     double *slot = late + (size_t)(i - first) * CM_LATE_STRIDE;
     const double o = owed(d, i);
     const frame_time before = {ft[i].first_out + o, ft[i].last_out + o};
-    const double before_in = slot[0] + o;
-    double in_last;
-    frame_time now = node_time(d, first, i, ft, &in_last);
-    slot[0] = in_last - o; /* before the late bounds: a node's own rows wait for it */
+    const frame_time before_in = {slot[CM_LATE_INPUT_FIRST] + o, slot[0] + o};
+    frame_time in;
+    frame_time now = node_time(d, first, i, ft, &in);
+    slot[0] = in.last_out - o; /* before the late bounds: a node's own rows wait for it */
+    slot[CM_LATE_INPUT_FIRST] = in.first_out - o;
     d->frame_unbound[i] = now.last_out - o;
     if (d->frame_late[i])
         late_bound(d, first, i, late, &now.last_out);
@@ -463,7 +511,9 @@ static double time_node(const cm_design *d, int first, int i, bool whole, double
     const double df = now.first_out - before.first_out;
     const bool alike = !whole && !d->frame_stale[i] &&
                        same_move(now.last_out - before.last_out, df, now.last_out) &&
-                       same_move(in_last - before_in, df, now.last_out);
+                       same_move(in.last_out - before_in.last_out, df, now.last_out) &&
+                       (d->row_source[i] != i || /* its consumers read its input's first word */
+                        same_move(in.first_out - before_in.first_out, df, now.last_out));
     d->frame_stale[i] = 0;
     return alike ? df : NAN;
 }
@@ -480,8 +530,14 @@ void cm_design_frame_layout(cm_design *d, int first, int end)
         const cm_hd_node *n = &d->hd.nodes[i];
         if (n->n_pred == 0)
             lowest = -1;
-        for (int k = 0; k < n->n_pred; k++)
-            lowest = n->pred[k] < first ? -1 : n->pred[k] < lowest ? n->pred[k] : lowest;
+        for (int k = 0; k < n->n_pred; k++) {
+            const int p = n->pred[k];
+            lowest = p < first ? -1 : p < lowest ? p : lowest;
+            /* and the window whose rows p passes on (its input's times: node_time) */
+            const int src = p >= first ? d->row_source[p] : -1;
+            if (src >= first && src < lowest)
+                lowest = src;
+        }
         if (d->frame_late[i]) {
             const double *slot = late + (size_t)i * CM_LATE_STRIDE;
             const double *bound = d->late_bounds + 2 * d->late_at[i];

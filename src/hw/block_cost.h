@@ -5,6 +5,7 @@
 #ifndef CM_HW_BLOCK_COST_H
 #define CM_HW_BLOCK_COST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <cnnmap/board.h>
 
@@ -31,6 +32,18 @@ typedef struct cm_block_timing {
                           * each written only once the last input row of its window is
                           * in (0: no such rows) */
     double row_stride;   /* input rows a window moves down between output rows */
+    double tail_share;   /* a window's share of its outputs written only after its last
+                          * input word, less one (cm_block_timing_last_rows) */
+    double last_row_share; /* its share of outputs completed by its last input row, less
+                            * one */
+    double last_row_lead;  /* the share of its input's span before its last word at which
+                            * the first of those rows' outputs completes (its input
+                            * spread evenly): last_row_share of its output is written
+                            * after that time (first_frame.c, node_time) */
+    int rows_through;    /* its output rows follow its input's one for one, each written
+                          * as its input row streams in (a pointwise block, a 1x1
+                          * window): a window's last rows before it stay last rows
+                          * through it (cm_design_row_source) */
     double take_cycles;  /* cycles it takes an input word in when all are waiting (0: its
                           * cycles over its words, a block working as it reads) */
     /* Which output rows wait for the end of its input (first_frame.c, "late rows"):
@@ -68,6 +81,14 @@ double cm_window_fill_words(const cm_window_axis *rows, const cm_window_axis *co
                             int64_t channels);
 /* Outputs completed only by the last real input or by the padding after it. */
 double cm_window_tail_outputs(const cm_window_axis *rows, const cm_window_axis *cols);
+/* A window's last rows (tail_share, last_row_share, last_row_lead): a block that walks
+ * the padding after its input (pads_after_input: fpgaConvNet's sliding window) writes
+ * the outputs ending in it after its last input word; one that completes them with
+ * the last real row or column (hls4ml) writes after that word only those reaching the
+ * last real input in both axes. Shares leave the last output out: a consumer takes
+ * it a pixel's work before its own last output, which its tail covers. */
+void cm_block_timing_last_rows(cm_block_timing *t, const cm_window_axis *rows,
+                               const cm_window_axis *cols, bool pads_after_input);
 
 /* One spatial axis of a resize (an upsample, or any scale): each output position needs
  * the input up to one position, floor(o * n_in / n_out) for the nearest mode (torch's

@@ -51,6 +51,23 @@ double cm_window_tail_outputs(const cm_window_axis *rows, const cm_window_axis *
     return (double)rb * (double)cols->out + (double)(rr - rb) * (double)cr;
 }
 
+void cm_block_timing_last_rows(cm_block_timing *t, const cm_window_axis *rows,
+                               const cm_window_axis *cols, bool pads_after_input)
+{
+    int64_t rr, rb, cr, cb;
+    window_last_outputs(rows, &rr, &rb);
+    window_last_outputs(cols, &cr, &cb);
+    const double outputs = (double)rows->out * (double)cols->out;
+    if (outputs <= 0 || rows->n <= 0 || cols->n <= 0)
+        return;
+    const double tail =
+        pads_after_input ? cm_window_tail_outputs(rows, cols) : (double)rr * (double)cr;
+    t->tail_share = tail > 1 ? (tail - 1) / outputs : 0.0;
+    t->last_row_share = rr > 0 ? ((double)rr * (double)cols->out - 1) / outputs : 0.0;
+    t->last_row_lead = (double)(cols->n - 1 - window_first_end(cols)) /
+                       ((double)rows->n * (double)cols->n);
+}
+
 void cm_block_timing_pointwise(cm_block_timing *t, double cycles, double channels,
                                double beat_words)
 {
@@ -61,6 +78,7 @@ void cm_block_timing_pointwise(cm_block_timing *t, double cycles, double channel
     t->rest_cycles = cycles > 1 ? cycles : 1.0;
     t->tail_cycles = 1.0;
     t->burst_words = channels > 0 ? channels : 1.0;
+    t->rows_through = 1;
 }
 
 void cm_block_timing_map(cm_block_timing *t, double read_cycles, double words, double channels,

@@ -82,6 +82,7 @@ static void windowed(const cm_fcn_layer *l, double cycles, double pixel, double 
                      pixel;
     t->out_rows = (double)r.out;
     t->row_stride = (double)r.stride;
+    cm_block_timing_last_rows(t, &r, &c, true);
 }
 
 static void conv_timing(const cm_fcn_layer *l, double cycles, cm_block_timing *t)
@@ -101,6 +102,7 @@ static void conv_timing(const cm_fcn_layer *l, double cycles, cm_block_timing *t
     t->rest_cycles = maxd(outputs * p.slowest + p.after, cycles - ch);
 
     t->tail_cycles = p.slowest + p.after;
+    t->rows_through = 1;
 }
 
 void cm_fcn_layer_timing(const cm_fcn_layer *l, cm_block_cost *out)

@@ -251,6 +251,7 @@ void cm_hls4ml_layer_timing(const cm_hls4ml_layer *l, cm_block_cost *out)
     t->burst_words = l->channels_out > 0 ? (double)l->channels_out : 1.0;
     t->out_rows = (double)l->win[0].out;
     t->row_stride = (double)l->win[0].stride;
+    cm_block_timing_last_rows(t, &l->win[0], &l->win[1], false);
 }
 
 void cm_hls4ml_layer_cost(const cm_hls4ml_layer *l, cm_block_cost *out)

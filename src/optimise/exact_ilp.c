@@ -45,6 +45,7 @@ typedef struct ilp {
     int *frame_col; /* per node: first output, start, last output; input's first and
                      * last word (0 where a producer's own times serve) */
     int *input_last; /* per node: the column of its input's last word (0: memory) */
+    int *input_first; /* and of its input's first word (0: memory) */
     double *late;    /* per node: its late records (first_frame.c), CM_LATE_STRIDE each */
     cm_late_rec *recs; /* one node's records while its rows are made */
     int *ind;       /* one row's coefficients, 1-based as GLPK wants them */
@@ -81,6 +82,7 @@ static void ilp_free(ilp *m)
     free(m->col);
     free(m->frame_col);
     free(m->input_last);
+    free(m->input_first);
     free(m->late);
     free(m->recs);
     free(m->ind);
@@ -108,13 +110,14 @@ static cm_status ilp_alloc(ilp *m, ex_problem *p, const ex_segment *s, cm_error 
         cap = c > cap ? c : cap;
     }
     m->input_last = calloc((size_t)m->n + 1, sizeof *m->input_last);
+    m->input_first = calloc((size_t)m->n + 1, sizeof *m->input_first);
     m->late = calloc((size_t)m->n * CM_LATE_STRIDE + 1, sizeof *m->late);
     m->recs = malloc((size_t)cap * sizeof *m->recs);
     m->ind = malloc(total * sizeof *m->ind);
     m->val = malloc(total * sizeof *m->val);
     m->lp = glp_create_prob();
-    if (!m->col || !m->frame_col || !m->input_last || !m->late || !m->recs || !m->ind ||
-        !m->val || !m->lp)
+    if (!m->col || !m->frame_col || !m->input_last || !m->input_first || !m->late ||
+        !m->recs || !m->ind || !m->val || !m->lp)
         return cm_error_nomem(err);
     return CM_OK;
 }
@@ -474,10 +477,8 @@ static double frame_bound(const ilp *m)
     return 2.0 * total + 1.0;
 }
 
-/* A strided window before node i writes its last output row within one input row
- * (first_frame.c, cm_design_last_row_taken): L >= z - (z - a) / q + row_words * pace_k
- * + tail_k, and where node i needs its whole input before its first output, F >= the
- * same with head_k (a row per configuration, relaxed by big_m, if only some do). */
+/* When node i has taken a window's last rows (first_frame.c, node_time's `taken`):
+ * from a start, a weighted sum of two times, it takes row_words at its pace. */
 typedef struct row_arg {
     double row_words, words;
     bool head; /* the first output's row: head_cycles, else tail_cycles */
@@ -491,46 +492,78 @@ static double w_last_row(const ex_config *c, const void *arg)
            (r->head ? c->timing.head_cycles : c->timing.tail_cycles);
 }
 
-static int put_last_row(ilp *m, int x, int a, int z, double q)
+typedef struct row_start {
+    int z, a;     /* columns (a 0: none) */
+    double z_coef, a_coef;
+} row_start;
+
+static int put_start(ilp *m, int x, const row_start *st)
 {
     int len = put_col(m, 0, x, 1.0);
-    len = put_col(m, len, z, -(1.0 - 1.0 / q));
-    return put_col(m, len, a, -1.0 / q);
+    len = put_col(m, len, st->z, -st->z_coef);
+    return st->a && st->a_coef != 0 ? put_col(m, len, st->a, -st->a_coef) : len;
 }
 
-static void add_last_row_rows(ilp *m, int i, int p, const frame_arg *fa, double big_m)
+/* L >= start + row_words * pace_k + tail_k, and where node i needs its whole input
+ * before its first output, F >= the same with head_k (a row per configuration,
+ * relaxed by big_m, if only some do). */
+static void add_taken_rows(ilp *m, int i, const row_start *st, row_arg ra, double big_m)
 {
-    const ex_node *pn = &m->p->nodes[m->s->first + p];
-    const cm_block_timing *pt = pn->n_cfg > 0 ? &pn->cfg[0].timing : NULL;
-    if (!pt || pt->out_rows < 2.0 || pt->row_stride < 2.0)
-        return;
-    const double q = cm_design_row_spread(pt);
-    row_arg ra = {(double)m->p->d->hd.nodes[m->s->first + p].size_out / pt->out_rows, fa->words,
-                  false};
-    const int a = m->frame_col[FRAME_COLS * p], z = m->frame_col[FRAME_COLS * p + 2];
     const int F = m->frame_col[FRAME_COLS * i], L = m->frame_col[FRAME_COLS * i + 2];
-    add_row(m, put_node(m, put_last_row(m, L, a, z, q), i, w_last_row, &ra, -1.0), GLP_LO, 0.0,
-            0.0);
+    ra.head = false;
+    add_row(m, put_node(m, put_start(m, L, st), i, w_last_row, &ra, -1.0), GLP_LO, 0.0, 0.0);
     int whole = 0, any = 0;
     for (int k = m->off[i]; k < m->off[i + 1]; k++)
         if (m->col[k]) {
             any++;
-            whole += cfg_of(m, k, i)->timing.fill_words >= fa->words;
+            whole += cfg_of(m, k, i)->timing.fill_words >= ra.words;
         }
     ra.head = true;
     if (whole > 0 && whole == any) {
-        add_row(m, put_node(m, put_last_row(m, F, a, z, q), i, w_last_row, &ra, -1.0), GLP_LO,
-                0.0, 0.0);
+        add_row(m, put_node(m, put_start(m, F, st), i, w_last_row, &ra, -1.0), GLP_LO, 0.0,
+                0.0);
         return;
     }
     for (int k = m->off[i]; whole > 0 && k < m->off[i + 1]; k++) {
         const ex_config *c = m->col[k] ? cfg_of(m, k, i) : NULL;
-        if (!c || c->timing.fill_words < fa->words)
+        if (!c || c->timing.fill_words < ra.words)
             continue;
-        int len = put_last_row(m, F, a, z, q);
+        int len = put_start(m, F, st);
         len = put_col(m, len, m->col[k], -(w_last_row(c, &ra) + big_m));
         add_row(m, len, GLP_LO, -big_m, 0.0);
     }
+}
+
+/* Node i taking producer p's window rows (first_frame.c, node_time): a strided window
+ * writes its last output row within one input row, L >= z - (z - a) / q + row_words
+ * * pace_k + tail_k; and the window p's rows come from (p, or one before blocks
+ * passing rows on) writes its tail after its last input word z_w and the outputs its
+ * last input row completes from z_w - lead (z_w - a_w) on. */
+static void add_last_row_rows(ilp *m, int i, int p, const frame_arg *fa, double big_m)
+{
+    const int first = m->s->first, src = m->p->d->row_source[first + p];
+    const ex_node *sn = src >= first ? &m->p->nodes[src] : NULL;
+    const cm_block_timing *pt = sn && sn->n_cfg > 0 ? &sn->cfg[0].timing : NULL;
+    if (!pt)
+        return;
+    const double out_words = (double)m->p->d->hd.nodes[first + p].size_out;
+    if (src == first + p && pt->row_stride >= 2.0) {
+        const double q = cm_design_row_spread(pt);
+        const row_start st = {m->frame_col[FRAME_COLS * p + 2], m->frame_col[FRAME_COLS * p],
+                              1.0 - 1.0 / q, 1.0 / q};
+        add_taken_rows(m, i, &st, (row_arg){out_words / pt->out_rows, fa->words, false}, big_m);
+    }
+    const int win_a = m->input_first[src - first], win_z = m->input_last[src - first];
+    if (!win_z)
+        return; /* a window reading off-chip memory only: its input's times are no column */
+    const row_start tail = {win_z, 0, 1.0, 0.0};
+    if (pt->tail_share > 0) /* else L >= z_w + tail_k holds already */
+        add_taken_rows(m, i, &tail, (row_arg){pt->tail_share * out_words, fa->words, false},
+                       big_m);
+    const row_start last = {win_z, win_a, 1.0 - pt->last_row_lead, pt->last_row_lead};
+    if (pt->last_row_share > 0)
+        add_taken_rows(m, i, &last, (row_arg){pt->last_row_share * out_words, fa->words, false},
+                       big_m);
 }
 
 /* x >= y, as x - y >= 0. */
@@ -635,6 +668,7 @@ static void add_frame_rows(ilp *m)
                 if (hn->pred[k] >= m->s->first)
                     add_last_row_rows(m, i, hn->pred[k] - m->s->first, &fa, big_m);
         }
+        m->input_first[i] = a;
         m->input_last[i] = z;
         add_late_rows(m, i, L);
         add_after(m, i, L, S, w_rest, NULL);
