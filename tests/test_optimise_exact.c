@@ -775,9 +775,10 @@ static void random_fitting_choice(cm_design *d, const ex_problem *p, int end, ui
  * and from the first cut to each later cut; and the design of each segment's first
  * program (the interval's choice, near the best: a floor 10% too high fails
  * here). And it is ten times the floor that leaves the resources out (ex_cost_floor) or
- * more: the fast designs that floor times cannot fit the board. */
+ * more: the fast designs that floor times cannot fit the board; and over the whole span
+ * at least 1/within of that program's design. */
 static void check_priced_floor(const char *network, const char *board, cm_backend backend,
-                               double share)
+                               double share, double within)
 {
     cm_design *d = torchvision_design(network, board, backend, CM_OBJECTIVE_LATENCY);
     ex_problem p;
@@ -817,6 +818,7 @@ static void check_priced_floor(const char *network, const char *board, cm_backen
         assert_true(from_first[cut[e] - 1] / p.clock_hz <= sol.ub * (1 + 1e-9));
         assert_true(from_first[cut[e] - 1] >= 10.0 * ex_cost_floor(&p, &seg, 0.0));
     }
+    assert_true(from_first[end - 1] / p.clock_hz >= sol.ub / within);
     free(from_first);
     free(from_cut);
     free(choice);
@@ -824,13 +826,19 @@ static void check_priced_floor(const char *network, const char *board, cm_backen
     cm_design_free(d);
 }
 
+/* `within` holds only with the rows that follow a share of the input's span (word_at)
+ * and FINN's late records (the rows that end with an input) on the path: without them
+ * SqueezeNet's design was 4.7 times the floor on FINN and 2.3 times on fpgaConvNet,
+ * MobileNetV2's 15.4 times, DenseNet-121's first 30% 2.7 times (now 1.9, 1.85, 3.9,
+ * 1.85); EfficientNet-B0's first 30% on fpgaConvNet, 1.48 times, did not move. */
 static void test_priced_floor(void **state)
 {
     (void)state;
-    check_priced_floor("squeezenet1_1", "zcu102", CM_BACKEND_FINN, 1.0);
-    check_priced_floor("squeezenet1_1", "zcu102", CM_BACKEND_FPGACONVNET, 1.0);
-    check_priced_floor("mobilenet_v2", "u250", CM_BACKEND_FPGACONVNET, 1.0);
-    check_priced_floor("efficientnet_b0", "zcu102", CM_BACKEND_FPGACONVNET, 0.3);
+    check_priced_floor("squeezenet1_1", "zcu102", CM_BACKEND_FINN, 1.0, 2.5);
+    check_priced_floor("squeezenet1_1", "zcu102", CM_BACKEND_FPGACONVNET, 1.0, 2.0);
+    check_priced_floor("mobilenet_v2", "u250", CM_BACKEND_FPGACONVNET, 1.0, 5.0);
+    check_priced_floor("efficientnet_b0", "zcu102", CM_BACKEND_FPGACONVNET, 0.3, 1.6);
+    check_priced_floor("densenet121", "u250", CM_BACKEND_FINN, 0.3, 2.2);
 }
 
 /* A branching segment's first program leaves the first frame out (its bound is the

@@ -184,10 +184,14 @@ void ex_segment_init(ex_problem *p, int first, int end, ex_segment *s);
  * longest path through it of the other nodes' least cm_design_depth_terms. INFINITY
  * when no configuration is that slow. */
 double ex_cost_floor(const ex_problem *p, const ex_segment *s, double t_min);
+/* The share of a producer's output span after which a node's k-th input word is in, of
+ * `words` arriving in bursts of `burst` (first_frame.c's word_at). */
+double ex_span_share(double k, double words, double burst);
 /* The first frame's floor (cycles) of every segment [first, i + 1), i from first to
  * end - 1, in out[i - first]: the board's resources priced (a Lagrangian of eq. 6) on the
- * first frame's longest path (first_frame.c's recurrence, each node's least priced
- * term). */
+ * first frame's longest path (first_frame.c's recurrence and FINN's late records, each
+ * node's least priced term; where a time follows a share of the input's span, a
+ * weighted mean of two paths). */
 cm_status ex_priced_floors(const ex_problem *p, int first, int end, double *out, cm_error *err);
 /* Whether a configuration's cycles satisfy the segment's bandwidth limit on their own
  * (the design's eq. 7 test with this configuration as the slowest node). */

@@ -346,9 +346,7 @@ static frame_arg frame_arg_of(const ilp *m, int i)
 /* The share of the producer's output span after which the k-th input word is in. */
 static double span_share(const frame_arg *a, double k)
 {
-    if (k <= a->burst || a->words <= a->burst)
-        return 0.0;
-    return fmin((k - a->burst) / (a->words - a->burst), 1.0);
+    return ex_span_share(k, a->words, a->burst);
 }
 
 static double source_cycles(const ex_config *c, const frame_arg *a)

@@ -271,6 +271,11 @@ void ex_segment_init(ex_problem *p, int first, int end, ex_segment *s)
     s->chain = part->chain;
 }
 
+double ex_span_share(double k, double words, double burst)
+{
+    return k > burst && words > burst ? fmin((k - burst) / (words - burst), 1.0) : 0.0;
+}
+
 double ex_cost_floor(const ex_problem *p, const ex_segment *s, double t_min)
 {
     const int first = s->first, n = s->end - s->first;
@@ -405,37 +410,44 @@ double ex_time_floor(const ex_problem *p, const ex_segment *s, const uint8_t *ke
 /* How a node's first output (F) or last output (L) follows from the time before it
  * (first_frame.c's recurrence, each a lower bound at every configuration): from its
  * producers' first outputs (F: its own fill and head; L: its start and rest), from their
- * last outputs (F: its head, where every configuration needs its whole input before its
- * first output; L: its tail, or its rest where its slowest stage waits for the whole
- * input), or from off-chip memory at its beat (F: the share of the stream it fills on,
- * and head; L: the whole stream and tail). */
-enum { PF_FF, PF_LF, PF_MF, PF_FL, PF_LL, PF_ML, PF_TERMS };
+ * last outputs (L: its tail, or its rest where its slowest stage waits for the whole
+ * input), from the share of its input's span after which it fills (F: and its head) or
+ * starts (L: and its rest), from off-chip memory at its beat (F: the share of the stream
+ * it fills on, and head; L: the whole stream and tail), or from the input's last word of
+ * a late record's source (L: the record's work at its cycles). */
+enum { PF_FF, PF_LF, PF_MF, PF_FL, PF_LL, PF_ML, PF_RL, PF_TERMS };
 
 typedef struct pf_row {
     int first, end;
     int *off;        /* per node of the row: its configurations' first index, and the end */
     double *term;    /* PF_TERMS per configuration */
     double *res;     /* EX_RESOURCES per configuration */
-    uint8_t *flags;  /* per node: PF_MEMORY, PF_INSIDE, PF_WHOLE */
+    uint8_t *flags;  /* per node: PF_MEMORY, PF_INSIDE */
+    double *share;   /* per configuration: the share of its input's span after which it
+                      * has its first output, and after which it starts (word_at) */
     double *lf, *ll; /* per node: the longest priced path to its F and to its L */
+    double *lz;      /* per node: to its input's last word (its producers' L) */
+    double *priced;  /* per configuration: its resources at the pass's prices */
+    int *rec_off;    /* per node: its late records' first index, and the end */
+    int *rec_src;    /* per record: its source, in the row */
+    double *rec_work; /* and the share of the node's cycles after the source's input */
 } pf_row;
 
-enum { PF_MEMORY = 1, PF_INSIDE = 2, PF_WHOLE = 4 };
+enum { PF_MEMORY = 1, PF_INSIDE = 2 };
+
 
 static void pf_terms(const ex_config *c, double words, double burst, double *term)
 {
     const cm_block_timing *t = &c->timing;
     const double src = words / (t->beat_words > 0 ? t->beat_words : 1.0);
-    double share = 0.0; /* word_at's (first_frame.c) */
-    if (t->fill_words > burst && words > burst)
-        share = fmin((t->fill_words - burst) / (words - burst), 1.0);
     term[PF_FF] = t->fill_cycles + t->head_cycles;
     term[PF_LF] = t->head_cycles;
-    term[PF_MF] = share * src + t->head_cycles;
+    term[PF_MF] = ex_span_share(t->fill_words, words, burst) * src + t->head_cycles;
     term[PF_FL] = t->start_cycles + t->rest_cycles;
     term[PF_LL] = t->start_words >= words && words > burst ? fmax(t->rest_cycles, t->tail_cycles)
                                                            : t->tail_cycles;
     term[PF_ML] = src + t->tail_cycles;
+    term[PF_RL] = t->rest_cycles;
 }
 
 static void pf_row_free(pf_row *r)
@@ -444,7 +456,50 @@ static void pf_row_free(pf_row *r)
     free(r->term);
     free(r->res);
     free(r->flags);
+    free(r->share);
     free(r->lf);
+    free(r->priced);
+    free(r->rec_off);
+    free(r->rec_src);
+    free(r->rec_work);
+}
+
+/* The late records (first_frame.c) that bound each node's last output, as exact's
+ * program has them (add_late_rows): L >= the source's input's last word + work times
+ * the node's cycles, where that input has a producer in the row. */
+static cm_status pf_records_init(const ex_problem *p, pf_row *r, cm_error *err)
+{
+    const int n = r->end - r->first;
+    int cap = 1, total = 0;
+    for (int i = r->first; i < r->end; i++) {
+        const int c = cm_design_late_cap(p->d, i);
+        cap = c > cap ? c : cap;
+        total += c;
+    }
+    double *late = calloc((size_t)n * CM_LATE_STRIDE + 1, sizeof *late);
+    cm_late_rec *recs = malloc((size_t)cap * sizeof *recs);
+    r->rec_off = malloc(((size_t)n + 1) * sizeof *r->rec_off);
+    r->rec_src = malloc(((size_t)total + 1) * sizeof *r->rec_src);
+    r->rec_work = malloc(((size_t)total + 1) * sizeof *r->rec_work);
+    cm_status st = late && recs && r->rec_off && r->rec_src && r->rec_work ? CM_OK
+                                                                           : cm_error_nomem(err);
+    if (st == CM_OK)
+        r->rec_off[0] = 0;
+    for (int i = 0; st == CM_OK && i < n; i++) {
+        const int count = cm_design_late_records(p->d, r->first, r->first + i, late, recs);
+        r->rec_off[i + 1] = r->rec_off[i];
+        for (int k = 0; k < count; k++) {
+            const int src = recs[k].source - r->first;
+            if (recs[k].work > 0 && src >= 0 && (r->flags[src] & PF_INSIDE)) {
+                r->rec_src[r->rec_off[i + 1]] = src;
+                r->rec_work[r->rec_off[i + 1]++] = recs[k].work;
+            }
+        }
+        cm_design_late_keep(late + (size_t)i * CM_LATE_STRIDE, recs, count);
+    }
+    free(late);
+    free(recs);
+    return st;
 }
 
 static cm_status pf_row_init(const ex_problem *p, int first, int end, pf_row *r, cm_error *err)
@@ -455,16 +510,19 @@ static cm_status pf_row_init(const ex_problem *p, int first, int end, pf_row *r,
     r->end = end;
     r->off = malloc(((size_t)n + 1) * sizeof *r->off);
     r->flags = calloc((size_t)n + 1, sizeof *r->flags);
-    r->lf = malloc(2 * ((size_t)n + 1) * sizeof *r->lf);
+    r->lf = malloc(3 * ((size_t)n + 1) * sizeof *r->lf);
     if (!r->off || !r->flags || !r->lf)
         return cm_error_nomem(err);
     r->ll = r->lf + n + 1;
+    r->lz = r->ll + n + 1;
     r->off[0] = 0;
     for (int i = 0; i < n; i++)
         r->off[i + 1] = r->off[i] + p->nodes[first + i].n_cfg;
     r->term = malloc(((size_t)r->off[n] + 1) * PF_TERMS * sizeof *r->term);
     r->res = malloc(((size_t)r->off[n] + 1) * EX_RESOURCES * sizeof *r->res);
-    if (!r->term || !r->res)
+    r->priced = malloc(((size_t)r->off[n] + 1) * sizeof *r->priced);
+    r->share = malloc(2 * ((size_t)r->off[n] + 1) * sizeof *r->share);
+    if (!r->term || !r->res || !r->priced || !r->share)
         return cm_error_nomem(err);
     const cm_hd_node *nodes = p->d->hd.nodes;
     for (int i = 0; i < n; i++) {
@@ -483,17 +541,18 @@ static cm_status pf_row_init(const ex_problem *p, int first, int end, pf_row *r,
             }
         }
         const ex_node *en = &p->nodes[first + i];
-        bool whole = words > burst;
         for (int c = 0; c < en->n_cfg; c++) {
             const int k = r->off[i] + c;
+            const cm_block_timing *t = &en->cfg[c].timing;
             pf_terms(&en->cfg[c], words, burst, &r->term[(size_t)k * PF_TERMS]);
             for (int kind = 0; kind < EX_RESOURCES; kind++)
                 r->res[(size_t)k * EX_RESOURCES + kind] = (double)ex_res_kind(&en->cfg[c].res, kind);
-            whole &= en->cfg[c].timing.fill_words >= words;
+            r->share[2 * (size_t)k] = ex_span_share(t->fill_words, words, burst);
+            r->share[2 * (size_t)k + 1] = ex_span_share(t->start_words, words, burst);
         }
-        r->flags[i] = flags | (whole ? PF_WHOLE : 0);
+        r->flags[i] = flags;
     }
-    return CM_OK;
+    return pf_records_init(p, r, err);
 }
 
 /* One price vector's bound on every segment of the row, kept in out where higher: the
@@ -517,6 +576,7 @@ static void pf_pass(const ex_problem *p, pf_row *r, const double *lam, double *o
             double priced = 0.0;
             for (int kind = 0; kind < EX_RESOURCES; kind++)
                 priced += lam[kind] * res[kind];
+            r->priced[k] = priced;
             cheapest = fmin(cheapest, priced);
             for (int o = 0; o < PF_TERMS; o++)
                 best[o] = fmin(best[o], term[o] + priced);
@@ -532,15 +592,33 @@ static void pf_pass(const ex_problem *p, pf_row *r, const double *lam, double *o
         }
         const uint8_t fl = r->flags[at];
         double F = aF + best[PF_FF] - cheapest;
-        if ((fl & PF_INSIDE) && (fl & PF_WHOLE))
-            F = fmax(F, aL + best[PF_LF] - cheapest);
         if (fl & PF_MEMORY)
             F = fmax(F, best[PF_MF] - cheapest);
-        double L = fmax(F, aF + best[PF_FL] - cheapest);
-        if (fl & PF_INSIDE)
-            L = fmax(L, aL + best[PF_LL] - cheapest);
+        double L = aF + best[PF_FL] - cheapest;
+        if (fl & PF_INSIDE) {
+            /* after a share of the input's span: a weighted mean of two paths, on which
+             * each node's price still counts once */
+            double fill = INFINITY, start = INFINITY;
+            for (int k = r->off[at]; k < r->off[at + 1]; k++) {
+                const double *term = &r->term[(size_t)k * PF_TERMS];
+                const double *share = &r->share[2 * (size_t)k];
+                fill = fmin(fill, share[0] * (aL - aF) + term[PF_LF] + r->priced[k]);
+                start = fmin(start, share[1] * (aL - aF) + term[PF_RL] + r->priced[k]);
+            }
+            F = fmax(F, aF + fill - cheapest);
+            L = fmax(L, fmax(aL + best[PF_LL], aF + start) - cheapest);
+        }
+        L = fmax(L, F);
         if (fl & PF_MEMORY)
             L = fmax(L, best[PF_ML] - cheapest);
+        r->lz[at] = aL; /* before the records: a node's own rows are one */
+        for (int e = r->rec_off[at]; e < r->rec_off[at + 1]; e++) {
+            double late = INFINITY;
+            for (int k = r->off[at]; k < r->off[at + 1]; k++)
+                late = fmin(late, r->rec_work[e] * p->nodes[i].cfg[k - r->off[at]].cycles +
+                                      r->priced[k]);
+            L = fmax(L, r->lz[r->rec_src[e]] + late - cheapest);
+        }
         r->lf[at] = F;
         r->ll[at] = L;
         frame = fmax(frame, L);
@@ -558,24 +636,31 @@ cm_status ex_priced_floors(const ex_problem *p, int first, int end, double *out,
     }
     const int n = end - first;
     double scale = INFINITY, most = 0.0;
-    cm_resources least = {0};
+    double demand[EX_RESOURCES] = {0}; /* the most each node can take, summed */
     for (int i = first; i < end; i++) {
         out[i - first] = 0.0;
         scale = fmin(scale, p->nodes[i].fast_alone);
         for (int c = 0; c < p->nodes[i].n_cfg; c++)
             most = fmax(most, p->nodes[i].cfg[c].cycles);
-        cm_resources_add(&least, &p->nodes[i].min_fit);
+        for (int kind = 0; kind < EX_RESOURCES; kind++) {
+            double top = 0.0;
+            for (int c = 0; c < p->nodes[i].n_cfg; c++)
+                top = fmax(top, (double)ex_res_kind(&p->nodes[i].cfg[c].res, kind));
+            demand[kind] += top;
+        }
     }
     if (!(scale > 0) || isinf(scale))
         scale = 1.0;
     /* A whole board's price in cycles, by octaves from the fastest node's cycles to the
-     * slowest's times the nodes, on each resource the row could fill a quarter of
-     * (priced alone) and on all of those at once. */
+     * slowest's times the nodes, on each resource of which the row's nodes could take
+     * more than the board has (priced alone) and on all of those at once: a resource is
+     * priced where it binds, whatever its least share (DSPs on DenseNet-121 for FINN,
+     * a U250: 0 at the least, and the design's limit). */
     const int steps = (int)ceil(log2(fmax(most * n / scale, 1.0))) + 1;
     bool used[EX_RESOURCES];
     for (int kind = 0; kind < EX_RESOURCES; kind++) {
         const double board = (double)ex_res_kind(&p->d->limits, kind);
-        used[kind] = board > 0 && 4.0 * (double)ex_res_kind(&least, kind) >= board;
+        used[kind] = board > 0 && demand[kind] > board;
     }
     for (int dir = 0; dir <= EX_RESOURCES; dir++) {
         if (dir < EX_RESOURCES && !used[dir])
