@@ -436,12 +436,23 @@ static cm_status design_alloc(cm_design *d, cm_error *err)
     for (size_t i = 0; i < n; i++) {
         const cm_hd_node *node = &d->hd.nodes[i];
         d->last_succ[i] = -1;
-        d->only_pred[i] = node->n_pred == 1 ? node->pred[0] : node->n_pred == 0 ? -1 : -2;
         for (int k = 0; k < node->n_succ; k++)
             if (node->succ[k] > d->last_succ[i])
                 d->last_succ[i] = node->succ[k];
     }
     return CM_OK;
+}
+
+/* Node i's one producer, for first_frame.c's inputs_moved: -1 for none, -2 for several
+ * or for one passing a window's rows on (node i's figures then also move with that
+ * window's input). Its producer's row source is known (an earlier index). */
+static int only_producer(const cm_design *d, int i)
+{
+    const cm_hd_node *n = &d->hd.nodes[i];
+    if (n->n_pred != 1)
+        return n->n_pred == 0 ? -1 : -2;
+    const int p = n->pred[0];
+    return d->row_source[p] >= 0 && d->row_source[p] != p ? -2 : p;
 }
 
 /* Every folding at its smallest valid value (1), or as in `like` (a design of the same
@@ -466,9 +477,7 @@ static void design_reset(cm_design *d, const cm_design *like)
         }
         d->frame_late[i] = s->cost.timing.late_in_rows > 0;
         d->row_source[i] = cm_design_row_source(d, i);
-        const int only = d->only_pred[i]; /* its figures also move with that window's */
-        if (only >= 0 && d->row_source[only] >= 0 && d->row_source[only] != only)
-            d->only_pred[i] = -2;
+        d->only_pred[i] = only_producer(d, i);
         s->bad = cm_design_node_bad(d, i);
         d->bad_nodes += s->bad;
     }

@@ -362,6 +362,7 @@ static frame_time node_time(const cm_design *d, int first, int i, const frame_ti
     frame_time out = block_time(c, words, burst, in);
     const cm_block_timing *t = &c->timing;
     double taken = 0.0; /* when its producers' last rows are taken */
+    double pace = -1.0;  /* its cm_design_take_pace, once a producer needs it */
     for (int k = 0; k < n->n_pred; k++) {
         const int p = n->pred[k];
         const int src = p < first ? -1 : d->row_source[p];
@@ -369,7 +370,8 @@ static frame_time node_time(const cm_design *d, int first, int i, const frame_ti
             continue; /* no window's rows before it, without the divisions */
         const cm_block_timing *pt = &d->state[src].cost.timing;
         const double out_words = (double)d->hd.nodes[p].size_out;
-        const double pace = cm_design_take_pace(c, words);
+        if (pace < 0.0)
+            pace = cm_design_take_pace(c, words);
         if (src == p && pt->row_stride >= 2.0) {
             const frame_time at = time_of(d, ft, p);
             taken = maxd(taken, cm_design_last_row_taken(pt, at.first_out, at.last_out,

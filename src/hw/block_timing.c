@@ -41,14 +41,19 @@ double cm_window_fill_words(const cm_window_axis *rows, const cm_window_axis *co
     return ((double)r * (double)cols->n + (double)c + 1.0) * (double)channels;
 }
 
+/* Rows ending beyond the last real row finish after it entirely; the row ending on it
+ * finishes only its columns that reach the last real column. */
+static double tail_outputs(int64_t rr, int64_t rb, int64_t cr, int64_t cols_out)
+{
+    return (double)rb * (double)cols_out + (double)(rr - rb) * (double)cr;
+}
+
 double cm_window_tail_outputs(const cm_window_axis *rows, const cm_window_axis *cols)
 {
     int64_t rr, rb, cr, cb;
     window_last_outputs(rows, &rr, &rb);
     window_last_outputs(cols, &cr, &cb);
-    /* rows ending beyond the last real row finish after it entirely; the row ending on
-     * it finishes only its columns that reach the last real column */
-    return (double)rb * (double)cols->out + (double)(rr - rb) * (double)cr;
+    return tail_outputs(rr, rb, cr, cols->out);
 }
 
 void cm_block_timing_last_rows(cm_block_timing *t, const cm_window_axis *rows,
@@ -61,7 +66,7 @@ void cm_block_timing_last_rows(cm_block_timing *t, const cm_window_axis *rows,
     if (outputs <= 0 || rows->n <= 0 || cols->n <= 0)
         return;
     const double tail =
-        pads_after_input ? cm_window_tail_outputs(rows, cols) : (double)rr * (double)cr;
+        pads_after_input ? tail_outputs(rr, rb, cr, cols->out) : (double)rr * (double)cr;
     t->tail_share = tail > 1 ? (tail - 1) / outputs : 0.0;
     t->last_row_share = rr > 0 ? ((double)rr * (double)cols->out - 1) / outputs : 0.0;
     t->last_row_lead = (double)(cols->n - 1 - window_first_end(cols)) /
